@@ -1,0 +1,80 @@
+//! Refuses reference cycles that never consume the instance (`{"$ref": "#"}`,
+//! `a → allOf → b → a`): evaluating one would never end.
+
+use crate::error::{SchemaError, SchemaErrorKind};
+use crate::schema::{Compiled, Keyword, NodeId};
+
+/// The nodes a node applies to the same instance location ("in place").
+fn in_place_edges(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => out.extend_from_slice(c.node_list(s)),
+            Keyword::Not(n) | Keyword::Ref(n) => out.push(n),
+            Keyword::If { cond, then, els } => {
+                out.extend([cond, then, els].into_iter().filter(|n| !n.is_none()));
+            }
+            Keyword::DependentSchemas(s) => out.extend(c.dependent_schemas[s.range()].iter().map(|(_, n)| *n)),
+            Keyword::DynamicRef(i) => {
+                let d = c.dynamic_refs[i as usize];
+                out.push(d.target);
+                if let Some(name) = d.anchor {
+                    for r in &c.resources {
+                        out.extend(r.dynamic_anchors.iter().filter(|(n, _)| *n == name).map(|(_, id)| *id));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Depth-first search with colours, iterative so that long chains cannot overflow the stack.
+pub(crate) fn check(c: &Compiled) -> Result<(), SchemaError> {
+    const WHITE: u8 = 0;
+    const GREY: u8 = 1;
+    const BLACK: u8 = 2;
+    let n = c.nodes.len();
+    let mut colour = vec![WHITE; n];
+    let mut edges = Vec::new();
+    for start in 0..n {
+        if colour[start] != WHITE {
+            continue;
+        }
+        // Stack of (node, its in-place successors, next successor to visit).
+        let mut stack: Vec<(NodeId, Vec<NodeId>, usize)> = Vec::new();
+        edges.clear();
+        in_place_edges(c, NodeId(start as u32), &mut edges);
+        colour[start] = GREY;
+        stack.push((NodeId(start as u32), edges.clone(), 0));
+        while let Some(top) = stack.last_mut() {
+            if top.2 == top.1.len() {
+                colour[top.0.index()] = BLACK;
+                stack.pop();
+                continue;
+            }
+            let next = top.1[top.2];
+            top.2 += 1;
+            if next.is_none() {
+                continue;
+            }
+            match colour[next.index()] {
+                WHITE => {
+                    colour[next.index()] = GREY;
+                    edges.clear();
+                    in_place_edges(c, next, &mut edges);
+                    stack.push((next, edges.clone(), 0));
+                }
+                GREY => {
+                    let at = &c.node_info[next.index()].pointer;
+                    return Err(SchemaError::new(
+                        SchemaErrorKind::ReferenceCycle,
+                        at.to_string(),
+                        "references form a cycle that never consumes the instance (evaluation would never end)",
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}

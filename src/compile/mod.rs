@@ -1,0 +1,1037 @@
+//! The compiler: a worklist over schema locations that fills the arena.
+//!
+//! A [`NodeId`] is minted when a location is first enqueued, so forward and recursive
+//! references need no patching beyond the placeholder each `$ref` gets until the
+//! references are resolved, after every location of the loaded documents is known.
+
+mod caps;
+mod cycles;
+pub(crate) mod dialect;
+pub(crate) mod pointer;
+pub(crate) mod uri;
+
+use crate::error::{SchemaError, SchemaErrorKind};
+use crate::json::{JsonType, Num, TypeSet};
+use crate::options::{Draft, Options};
+use crate::pattern::Pattern;
+use crate::schema::*;
+use ahash::AHashMap;
+use dialect::{Dialect, vocab};
+use serde_json::{Map, Number, Value};
+use std::sync::Arc;
+
+/// Compiles `root` under `options`.
+pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, SchemaError> {
+    caps::check(root, &options.limits)?;
+    let mut c = Compiler::new(root, options)?;
+    let root_id = c.load_root()?;
+    c.run()?;
+    c.out.root = root_id;
+    cycles::check(&c.out)?;
+    Ok(c.out)
+}
+
+/// One loaded document.
+struct Doc<'a> {
+    /// Its URI (normalized, no fragment).
+    uri: String,
+    value: &'a Value,
+    loaded: bool,
+}
+
+/// A location waiting to be compiled into `node`.
+struct Task {
+    node: NodeId,
+    doc: u32,
+    pointer: String,
+    base: Arc<str>,
+    resource: u32,
+    dialect: Dialect,
+}
+
+/// Compile-time facts about a node that locations and lazy references need.
+#[derive(Clone)]
+struct NodeMeta {
+    doc: u32,
+    base: Arc<str>,
+    resource: u32,
+    dialect: Dialect,
+}
+
+/// Compile-time facts about a resource.
+struct ResourceMeta {
+    doc: u32,
+    pointer: String,
+}
+
+/// A reference waiting for every location to be known.
+struct PendingRef {
+    /// Index of the keyword to patch (`Ref`), or of the dynamic-ref entry.
+    slot: RefSlot,
+    reference: String,
+    base: Arc<str>,
+    /// Where the reference stands, for errors.
+    location: String,
+}
+
+#[derive(Clone, Copy)]
+enum RefSlot {
+    Keyword(usize),
+    Dynamic(usize),
+    /// `$recursiveRef`: dynamic by the empty anchor name when its target has `$recursiveAnchor`.
+    Recursive(usize),
+}
+
+struct Compiler<'a> {
+    options: &'a Options,
+    out: Compiled,
+    docs: Vec<Doc<'a>>,
+    tasks: Vec<Task>,
+    meta: Vec<NodeMeta>,
+    resource_meta: Vec<ResourceMeta>,
+    location_to_node: AHashMap<(u32, String), NodeId>,
+    resource_by_uri: AHashMap<String, u32>,
+    anchors: AHashMap<(u32, String), (NodeId, bool)>,
+    anchor_names: AHashMap<String, u32>,
+    recursive_anchor_resources: Vec<bool>,
+    pending: Vec<PendingRef>,
+    pattern_cache: AHashMap<String, u32>,
+}
+
+fn invalid(location: &str, keyword: &str, why: &str) -> SchemaError {
+    SchemaError::new(
+        SchemaErrorKind::InvalidKeyword,
+        pointer::join(location, &[keyword]),
+        format!("invalid \"{keyword}\": {why}"),
+    )
+}
+
+/// A non-negative integer (`2.0` counts, as the spec says).
+fn non_negative(value: &Value) -> Option<u64> {
+    let n = value.as_number()?;
+    if let Some(u) = n.as_u64() {
+        return Some(u);
+    }
+    let f = n.as_f64()?;
+    if f >= 0.0 && f.fract() == 0.0 {
+        Some(if f > u64::MAX as f64 { u64::MAX } else { f as u64 })
+    } else {
+        None
+    }
+}
+
+impl<'a> Compiler<'a> {
+    fn new(root: &'a Value, options: &'a Options) -> Result<Compiler<'a>, SchemaError> {
+        let mut docs = vec![Doc { uri: uri::DEFAULT_BASE.to_string(), value: root, loaded: false }];
+        for (u, value) in &options.documents {
+            let normalized = uri::normalize(u).map_err(|why| {
+                SchemaError::new(SchemaErrorKind::UnresolvedReference, "", format!("registered document: {why}"))
+            })?;
+            let (no_fragment, _) = uri::split_fragment(&normalized);
+            docs.push(Doc { uri: no_fragment.to_string(), value, loaded: false });
+        }
+        Ok(Compiler {
+            options,
+            out: Compiled {
+                nodes: Vec::new(),
+                keywords: Vec::new(),
+                keyword_names: Vec::new(),
+                node_info: Vec::new(),
+                root: NodeId(0),
+                values: Vec::new(),
+                limits: Vec::new(),
+                strings: Vec::new(),
+                properties: Vec::new(),
+                pattern_properties: Vec::new(),
+                additional: Vec::new(),
+                dependent_required: Vec::new(),
+                dependent_schemas: Vec::new(),
+                node_lists: Vec::new(),
+                contains: Vec::new(),
+                dynamic_refs: Vec::new(),
+                patterns: Vec::new(),
+                pattern_sources: Vec::new(),
+                formats: Vec::new(),
+                contents: Vec::new(),
+                resources: Vec::new(),
+            },
+            docs,
+            tasks: Vec::new(),
+            meta: Vec::new(),
+            resource_meta: Vec::new(),
+            location_to_node: AHashMap::new(),
+            resource_by_uri: AHashMap::new(),
+            anchors: AHashMap::new(),
+            anchor_names: AHashMap::new(),
+            recursive_anchor_resources: Vec::new(),
+            pending: Vec::new(),
+            pattern_cache: AHashMap::new(),
+        })
+    }
+
+    fn load_root(&mut self) -> Result<NodeId, SchemaError> {
+        self.load_doc(0)
+    }
+
+    /// Enqueues a document's root; its locations are compiled by the next `run` round.
+    fn load_doc(&mut self, doc: u32) -> Result<NodeId, SchemaError> {
+        let d = &mut self.docs[doc as usize];
+        d.loaded = true;
+        let base: Arc<str> = Arc::from(d.uri.as_str());
+        let dialect = Dialect::standard(self.options.default_draft);
+        Ok(self.mint(doc, String::new(), base, u32::MAX, dialect))
+    }
+
+    /// The node for a location, minting it (and enqueuing its compilation) if new.
+    fn mint(&mut self, doc: u32, pointer: String, base: Arc<str>, resource: u32, dialect: Dialect) -> NodeId {
+        if let Some(&id) = self.location_to_node.get(&(doc, pointer.clone())) {
+            return id;
+        }
+        let id = NodeId(self.out.nodes.len() as u32);
+        self.out.nodes.push(Node { keywords: Span { start: 0, end: 0 }, resource });
+        self.out.node_info.push(NodeInfo { pointer: pointer.clone().into(), resource_pointer: "".into() });
+        self.meta.push(NodeMeta { doc, base: base.clone(), resource, dialect });
+        self.location_to_node.insert((doc, pointer.clone()), id);
+        self.tasks.push(Task { node: id, doc, pointer, base, resource, dialect });
+        id
+    }
+
+    fn run(&mut self) -> Result<(), SchemaError> {
+        loop {
+            while let Some(task) = self.tasks.pop() {
+                self.compile_task(task)?;
+            }
+            if self.pending.is_empty() {
+                return Ok(());
+            }
+            let pending = std::mem::take(&mut self.pending);
+            let mut progressed = false;
+            for r in pending {
+                match self.resolve(&r)? {
+                    Some(target) => {
+                        progressed = true;
+                        self.patch(r.slot, target)
+                    }
+                    None => self.pending.push(r),
+                }
+            }
+            if !progressed && self.tasks.is_empty() {
+                // Unreachable in practice: an unresolved reference either loads a document
+                // (making tasks) or is an error. Guard against looping regardless.
+                let r = &self.pending[0];
+                return Err(SchemaError::new(
+                    SchemaErrorKind::UnresolvedReference,
+                    r.location.clone(),
+                    format!("{:?} resolves to nothing", r.reference),
+                ));
+            }
+        }
+    }
+
+    fn patch(&mut self, slot: RefSlot, target: NodeId) {
+        match slot {
+            RefSlot::Keyword(i) => self.out.keywords[i] = Keyword::Ref(target),
+            RefSlot::Dynamic(i) | RefSlot::Recursive(i) => self.out.dynamic_refs[i].target = target,
+        }
+        if let RefSlot::Recursive(i) = slot {
+            // Dynamic only when the target resource itself has `$recursiveAnchor: true`.
+            let res = self.out.nodes[target.index()].resource as usize;
+            if !self.recursive_anchor_resources.get(res).copied().unwrap_or(false) {
+                self.out.dynamic_refs[i].anchor = None;
+            }
+        }
+        if let RefSlot::Dynamic(i) = slot
+            && let Some(name) = self.out.dynamic_refs[i].anchor
+        {
+            // Dynamic only when the static target is itself a `$dynamicAnchor` of that name.
+            let res = self.out.nodes[target.index()].resource as usize;
+            let is_dynamic_anchor = self.out.resources[res]
+                .dynamic_anchors
+                .iter()
+                .any(|&(n, node)| n == name && node == target);
+            if !is_dynamic_anchor {
+                self.out.dynamic_refs[i].anchor = None;
+            }
+        }
+    }
+
+    /// Resolves a pending reference: `Some(node)`, or `None` when a registered document had
+    /// to be loaded first.
+    fn resolve(&mut self, r: &PendingRef) -> Result<Option<NodeId>, SchemaError> {
+        let unresolved = |why: String| SchemaError::new(SchemaErrorKind::UnresolvedReference, r.location.clone(), why);
+        let full = uri::resolve(&r.reference, &r.base).map_err(unresolved)?;
+        let (resource_uri, fragment) = uri::split_fragment(&full);
+        let Some(&resource) = self.resource_by_uri.get(resource_uri) else {
+            if let Some(doc) = self.docs.iter().position(|d| d.uri == resource_uri) {
+                // Loaded in this round already: its resources are known after the next one.
+                if !self.docs[doc].loaded {
+                    self.load_doc(doc as u32)?;
+                }
+                return Ok(None);
+            }
+            return Err(unresolved(format!("{:?} resolves to nothing: no document or $id has the URI {resource_uri:?}", r.reference)));
+        };
+        let fragment = pointer::percent_decode(fragment)
+            .ok_or_else(|| unresolved(format!("{:?} has a malformed percent-escape", r.reference)))?;
+        if fragment.is_empty() || fragment.starts_with('/') {
+            if !pointer::is_valid(&fragment) {
+                return Err(unresolved(format!("{:?} is not a valid JSON pointer", r.reference)));
+            }
+            let rm = &self.resource_meta[resource as usize];
+            let doc = rm.doc;
+            let location = format!("{}{}", rm.pointer, fragment);
+            if let Some(&id) = self.location_to_node.get(&(doc, location.clone())) {
+                return Ok(Some(id));
+            }
+            if self.docs[doc as usize].value.pointer(&location).is_none() {
+                return Err(unresolved(format!("{:?} resolves to nothing", r.reference)));
+            }
+            // A location no keyword walk reached (under an unknown keyword, say): compile it
+            // with the base and dialect of its nearest compiled ancestor.
+            let mut ancestor = pointer::parent(&location);
+            let meta = loop {
+                match ancestor {
+                    Some(p) => {
+                        if let Some(&id) = self.location_to_node.get(&(doc, p.to_string())) {
+                            break self.meta[id.index()].clone();
+                        }
+                        ancestor = pointer::parent(p);
+                    }
+                    None => {
+                        break NodeMeta {
+                            doc,
+                            base: Arc::from(self.out.resources[resource as usize].uri.as_ref()),
+                            resource,
+                            dialect: Dialect::standard(self.options.default_draft),
+                        };
+                    }
+                }
+            };
+            return Ok(Some(self.mint(doc, location, meta.base, meta.resource, meta.dialect)));
+        }
+        match self.anchors.get(&(resource, fragment.clone())) {
+            Some(&(id, _)) => Ok(Some(id)),
+            None => Err(unresolved(format!("{:?} resolves to nothing: no anchor {fragment:?}", r.reference))),
+        }
+    }
+
+    fn push_keyword(&mut self, kw: Keyword, name: KeywordName) -> usize {
+        self.out.keywords.push(kw);
+        self.out.keyword_names.push(name);
+        self.out.keywords.len() - 1
+    }
+
+    fn intern_anchor(&mut self, name: &str) -> u32 {
+        let next = self.anchor_names.len() as u32;
+        *self.anchor_names.entry(name.to_string()).or_insert(next)
+    }
+
+    fn new_resource(&mut self, uri: String, doc: u32, ptr: &str, location: &str) -> Result<u32, SchemaError> {
+        if self.resource_by_uri.contains_key(&uri) {
+            return Err(SchemaError::new(
+                SchemaErrorKind::DuplicateIdentifier,
+                location.to_string(),
+                format!("the URI {uri:?} is claimed by more than one schema resource"),
+            ));
+        }
+        let idx = self.out.resources.len() as u32;
+        self.out.resources.push(Resource { uri: Arc::from(uri.as_str()), dynamic_anchors: Vec::new() });
+        self.resource_meta.push(ResourceMeta { doc, pointer: ptr.to_string() });
+        self.recursive_anchor_resources.push(false);
+        self.resource_by_uri.insert(uri, idx);
+        Ok(idx)
+    }
+
+    fn compile_task(&mut self, task: Task) -> Result<(), SchemaError> {
+        let doc = self.docs[task.doc as usize].value;
+        let Some(value) = doc.pointer(&task.pointer) else {
+            return Err(SchemaError::new(SchemaErrorKind::UnresolvedReference, task.pointer.clone(), "location does not exist"));
+        };
+        let start = self.out.keywords.len() as u32;
+        let mut task = task;
+        match value {
+            Value::Bool(true) => self.ensure_resource(&mut task)?,
+            Value::Bool(false) => {
+                self.ensure_resource(&mut task)?;
+                self.push_keyword(Keyword::False, "false");
+            }
+            Value::Object(map) => self.compile_object(&mut task, map)?,
+            _ => {
+                return Err(SchemaError::new(
+                    SchemaErrorKind::InvalidKeyword,
+                    task.pointer.clone(),
+                    "a schema must be an object or a boolean",
+                ));
+            }
+        }
+        let end = self.out.keywords.len() as u32;
+        let node = &mut self.out.nodes[task.node.index()];
+        node.keywords = Span { start, end };
+        node.resource = task.resource;
+        let meta = &mut self.meta[task.node.index()];
+        meta.resource = task.resource;
+        meta.base = task.base.clone();
+        meta.dialect = task.dialect;
+        let rm = &self.resource_meta[task.resource as usize];
+        let rel = pointer::strip(&task.pointer, &rm.pointer).unwrap_or("");
+        self.out.node_info[task.node.index()].resource_pointer = rel.into();
+        Ok(())
+    }
+
+    /// A document root without `$id` still is a resource (named by the document URI).
+    fn ensure_resource(&mut self, task: &mut Task) -> Result<(), SchemaError> {
+        if task.resource == u32::MAX {
+            let uri = self.docs[task.doc as usize].uri.clone();
+            task.resource = self.new_resource(uri, task.doc, &task.pointer, &task.pointer)?;
+        }
+        Ok(())
+    }
+
+    fn child(&mut self, task: &Task, segments: &[&str]) -> NodeId {
+        let ptr = pointer::join(&task.pointer, segments);
+        self.mint(task.doc, ptr, task.base.clone(), task.resource, task.dialect)
+    }
+
+    fn schema_list(&mut self, task: &Task, kw: &str, value: &Value) -> Result<Span, SchemaError> {
+        let Value::Array(items) = value else {
+            return Err(invalid(&task.pointer, kw, "must be an array of schemas"));
+        };
+        if items.is_empty() {
+            return Err(invalid(&task.pointer, kw, "must be a non-empty array of schemas"));
+        }
+        let ids: Vec<NodeId> = (0..items.len()).map(|i| self.child(task, &[kw, &i.to_string()])).collect();
+        let start = self.out.node_lists.len() as u32;
+        self.out.node_lists.extend(ids);
+        Ok(Span { start, end: self.out.node_lists.len() as u32 })
+    }
+
+    fn limit(&mut self, n: &Number) -> u32 {
+        self.out.limits.push(Limit { number: n.clone(), num: Num::of(n) });
+        (self.out.limits.len() - 1) as u32
+    }
+
+    fn pattern(&mut self, source: &str, location: String) -> Result<u32, SchemaError> {
+        if let Some(&i) = self.pattern_cache.get(source) {
+            return Ok(i);
+        }
+        let p = Pattern::new(source, self.options.pattern_budget).map_err(|why| {
+            SchemaError::new(SchemaErrorKind::InvalidPattern, location, format!("invalid regular expression {source:?}: {why}"))
+        })?;
+        let i = self.out.patterns.len() as u32;
+        self.out.patterns.push(p);
+        self.out.pattern_sources.push(Arc::from(source));
+        self.pattern_cache.insert(source.to_string(), i);
+        Ok(i)
+    }
+
+    /// Reads `$schema` on a resource root and returns the dialect it selects.
+    fn dialect_of(&mut self, task: &Task, declared: &str) -> Result<Dialect, SchemaError> {
+        if let Some(draft) = dialect::draft_of_uri(declared) {
+            return Ok(Dialect::standard(draft));
+        }
+        // A registered meta-schema: its `$vocabulary` decides.
+        let normalized = uri::normalize(declared).unwrap_or_else(|_| declared.to_string());
+        let (no_fragment, _) = uri::split_fragment(&normalized);
+        let meta = self.docs.iter().find(|d| d.uri == no_fragment).map(|d| d.value).or_else(|| {
+            self.resource_by_uri.get(no_fragment).and_then(|&r| {
+                let rm = &self.resource_meta[r as usize];
+                self.docs[rm.doc as usize].value.pointer(&rm.pointer)
+            })
+        });
+        let Some(meta) = meta else {
+            return Err(SchemaError::new(
+                SchemaErrorKind::UnknownDialect,
+                pointer::join(&task.pointer, &["$schema"]),
+                format!("unknown dialect {declared:?}: not a known draft nor a registered meta-schema"),
+            ));
+        };
+        let base_draft = meta
+            .get("$schema")
+            .and_then(Value::as_str)
+            .and_then(dialect::draft_of_uri)
+            .unwrap_or(self.options.default_draft);
+        let Some(Value::Object(vocabularies)) = meta.get("$vocabulary") else {
+            return Ok(Dialect::standard(base_draft));
+        };
+        let mut flags = 0u16;
+        let mut draft = base_draft;
+        for (v, required) in vocabularies {
+            match dialect::vocab_of_uri(v) {
+                Some((d, flag)) => {
+                    draft = d;
+                    let mut flag = flag.unwrap_or(0);
+                    if d == Draft::Draft201909 && flag == vocab::FORMAT_ANNOTATION && required == &Value::Bool(true) {
+                        flag |= vocab::FORMAT_ASSERTION;
+                    }
+                    flags |= flag;
+                }
+                None if required == &Value::Bool(true) => {
+                    return Err(SchemaError::new(
+                        SchemaErrorKind::UnknownDialect,
+                        pointer::join(&task.pointer, &["$schema"]),
+                        format!("the meta-schema {declared:?} requires the unknown vocabulary {v:?}"),
+                    ));
+                }
+                None => {}
+            }
+        }
+        Ok(Dialect { draft, vocab: flags })
+    }
+
+    fn compile_object(&mut self, task: &mut Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+        let ptr = task.pointer.clone();
+        let is_doc_root = ptr.is_empty();
+        // `$schema` counts on resource roots only.
+        let id_kw_guess = task.dialect.id_keyword();
+        if let Some(s) = map.get("$schema")
+            && (is_doc_root || map.contains_key("$id") || map.contains_key(id_kw_guess))
+        {
+            let Value::String(declared) = s else {
+                return Err(invalid(&ptr, "$schema", "must be a string"));
+            };
+            task.dialect = self.dialect_of(task, declared)?;
+        }
+        let d = task.dialect;
+        let has_ref = map.contains_key("$ref");
+        let ref_only = d.ref_overrides_siblings() && has_ref;
+
+        // `$id`: a new resource and base URI.
+        let id_kw = d.id_keyword();
+        let mut anchor_from_id: Option<String> = None;
+        if !ref_only && let Some(idv) = map.get(id_kw) {
+            let Value::String(id) = idv else {
+                return Err(invalid(&ptr, id_kw, "must be a string"));
+            };
+            let resolved = uri::resolve(id, &task.base).map_err(|why| invalid(&ptr, id_kw, &why))?;
+            let (no_fragment, fragment) = uri::split_fragment(&resolved);
+            if !fragment.is_empty() {
+                if d.at_least(Draft::Draft201909) {
+                    return Err(invalid(&ptr, id_kw, "must not have a non-empty fragment"));
+                }
+                anchor_from_id = Some(fragment.to_string());
+            }
+            let is_plain_fragment = id.starts_with('#');
+            if !is_plain_fragment {
+                let no_fragment = no_fragment.to_string();
+                task.base = Arc::from(no_fragment.as_str());
+                if task.resource != u32::MAX && is_doc_root {
+                    // Unreachable: doc roots start without a resource.
+                } else if is_doc_root {
+                    let doc_uri = self.docs[task.doc as usize].uri.clone();
+                    let r = self.new_resource(no_fragment.clone(), task.doc, &ptr, &ptr)?;
+                    if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&doc_uri) {
+                        self.resource_by_uri.insert(doc_uri, r);
+                    }
+                    task.resource = r;
+                } else {
+                    task.resource = self.new_resource(no_fragment, task.doc, &ptr, &ptr)?;
+                }
+            }
+        }
+        self.ensure_resource(task)?;
+        let resource = task.resource;
+
+        // Anchors.
+        let mut anchors: Vec<(String, bool)> = Vec::new();
+        if let Some(a) = anchor_from_id {
+            anchors.push((a, false));
+        }
+        if !ref_only && d.at_least(Draft::Draft201909) {
+            if let Some(a) = map.get("$anchor") {
+                let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
+                    return Err(invalid(&ptr, "$anchor", "must be a plain name (letters, digits, '-', '_', '.', ':')"));
+                };
+                anchors.push((a.to_string(), false));
+            }
+            if d.draft == Draft::Draft202012
+                && let Some(a) = map.get("$dynamicAnchor")
+            {
+                let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
+                    return Err(invalid(&ptr, "$dynamicAnchor", "must be a plain name"));
+                };
+                anchors.push((a.to_string(), true));
+            }
+            if d.draft == Draft::Draft201909
+                && let Some(v) = map.get("$recursiveAnchor")
+            {
+                match v {
+                    Value::Bool(b) => {
+                        // Only a resource root's `$recursiveAnchor` counts.
+                        let is_resource_root = self.resource_meta[resource as usize].pointer == ptr;
+                        if *b && is_resource_root {
+                            self.recursive_anchor_resources[resource as usize] = true;
+                            let name = self.intern_anchor("");
+                            self.out.resources[resource as usize].dynamic_anchors.push((name, task.node));
+                        }
+                    }
+                    _ => return Err(invalid(&ptr, "$recursiveAnchor", "must be a boolean")),
+                }
+            }
+        }
+        for (name, dynamic) in anchors {
+            if self.anchors.contains_key(&(resource, name.clone())) {
+                return Err(SchemaError::new(
+                    SchemaErrorKind::DuplicateIdentifier,
+                    ptr.clone(),
+                    format!("the anchor {name:?} is defined more than once in one schema resource"),
+                ));
+            }
+            if dynamic {
+                let n = self.intern_anchor(&name);
+                self.out.resources[resource as usize].dynamic_anchors.push((n, task.node));
+            }
+            self.anchors.insert((resource, name), (task.node, dynamic));
+        }
+
+        // Definitions are schemas too: compile them so their `$id`s and anchors are known.
+        // `definitions` is no keyword in 2020-12, but real schemas keep using it: walk it
+        // there only when it holds nothing but schemas.
+        for defs_kw in ["$defs", "definitions"] {
+            let is_keyword = match defs_kw {
+                "$defs" => d.at_least(Draft::Draft201909),
+                _ => !d.at_least(Draft::Draft202012),
+            };
+            match map.get(defs_kw) {
+                Some(Value::Object(defs)) if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) => {
+                    for name in defs.keys() {
+                        self.child(task, &[defs_kw, name]);
+                    }
+                }
+                Some(_) if is_keyword => return Err(invalid(&ptr, defs_kw, "must be an object of schemas")),
+                _ => {}
+            }
+        }
+
+        if ref_only {
+            let r = map.get("$ref").and_then(Value::as_str).ok_or_else(|| invalid(&ptr, "$ref", "must be a string"))?;
+            self.add_ref(task, r, "$ref")?;
+            return Ok(());
+        }
+        self.compile_keywords(task, map)
+    }
+
+    fn add_ref(&mut self, task: &Task, reference: &str, kw: &'static str) -> Result<(), SchemaError> {
+        let location = pointer::join(&task.pointer, &[kw]);
+        if self.options.refs_fragment_only && !reference.starts_with('#') {
+            return Err(SchemaError::new(
+                SchemaErrorKind::ForbiddenReference,
+                location,
+                format!("{reference:?} is not a fragment reference (only \"#...\" references are allowed)"),
+            ));
+        }
+        let slot = match kw {
+            "$ref" => RefSlot::Keyword(self.push_keyword(Keyword::Ref(NodeId::NONE), kw)),
+            "$dynamicRef" => {
+                let anchor = uri::split_fragment(reference).1;
+                let anchor = (!anchor.is_empty() && !anchor.starts_with('/')).then(|| anchor.to_string());
+                let anchor = anchor.map(|a| self.intern_anchor(&a));
+                self.out.dynamic_refs.push(DynamicRef { target: NodeId::NONE, anchor });
+                let i = self.out.dynamic_refs.len() - 1;
+                self.push_keyword(Keyword::DynamicRef(i as u32), kw);
+                RefSlot::Dynamic(i)
+            }
+            _ => {
+                let anchor = Some(self.intern_anchor(""));
+                self.out.dynamic_refs.push(DynamicRef { target: NodeId::NONE, anchor });
+                let i = self.out.dynamic_refs.len() - 1;
+                self.push_keyword(Keyword::DynamicRef(i as u32), kw);
+                RefSlot::Recursive(i)
+            }
+        };
+        self.pending.push(PendingRef { slot, reference: reference.to_string(), base: task.base.clone(), location });
+        Ok(())
+    }
+
+    fn compile_keywords(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+        let ptr = task.pointer.as_str();
+        let d = task.dialect;
+        let validation = d.has(vocab::VALIDATION);
+        let applicator = d.has(vocab::APPLICATOR);
+
+        // Cheap, likely-failing checks first.
+        if validation {
+            if let Some(t) = map.get("type") {
+                let mut set = TypeSet::empty();
+                let mut add = |v: &Value| -> Result<(), SchemaError> {
+                    let ty = v.as_str().and_then(JsonType::from_name).ok_or_else(|| {
+                        invalid(ptr, "type", "must be a type name or an array of type names")
+                    })?;
+                    set = set.with(ty);
+                    Ok(())
+                };
+                match t {
+                    Value::Array(items) => items.iter().try_for_each(&mut add)?,
+                    other => add(other)?,
+                }
+                self.push_keyword(Keyword::Type(set), "type");
+            }
+            if d.at_least(Draft::Draft6)
+                && let Some(c) = map.get("const")
+            {
+                self.out.values.push(c.clone());
+                let i = (self.out.values.len() - 1) as u32;
+                self.push_keyword(Keyword::Const(i), "const");
+            }
+            if let Some(e) = map.get("enum") {
+                let Value::Array(items) = e else {
+                    return Err(invalid(ptr, "enum", "must be an array"));
+                };
+                let start = self.out.values.len() as u32;
+                self.out.values.extend(items.iter().cloned());
+                let span = Span { start, end: self.out.values.len() as u32 };
+                self.push_keyword(Keyword::Enum(span), "enum");
+            }
+            self.compile_numeric(task, map)?;
+            for (kw, make) in [
+                ("minLength", Keyword::MinLength as fn(u64) -> Keyword),
+                ("maxLength", Keyword::MaxLength),
+                ("minItems", Keyword::MinItems),
+                ("maxItems", Keyword::MaxItems),
+                ("minProperties", Keyword::MinProperties),
+                ("maxProperties", Keyword::MaxProperties),
+            ] {
+                if let Some(v) = map.get(kw) {
+                    let n = non_negative(v).ok_or_else(|| invalid(ptr, kw, "must be a non-negative integer"))?;
+                    self.push_keyword(make(n), kw);
+                }
+            }
+            if let Some(p) = map.get("pattern") {
+                let Value::String(source) = p else {
+                    return Err(invalid(ptr, "pattern", "must be a string"));
+                };
+                let i = self.pattern(source, pointer::join(ptr, &["pattern"]))?;
+                self.push_keyword(Keyword::Pattern(i), "pattern");
+            }
+            if let Some(r) = map.get("required") {
+                let Value::Array(items) = r else {
+                    return Err(invalid(ptr, "required", "must be an array of strings"));
+                };
+                let start = self.out.strings.len() as u32;
+                for item in items {
+                    let s = item.as_str().ok_or_else(|| invalid(ptr, "required", "must be an array of strings"))?;
+                    self.out.strings.push(Arc::from(s));
+                }
+                let span = Span { start, end: self.out.strings.len() as u32 };
+                if span.len() > 0 {
+                    self.push_keyword(Keyword::Required(span), "required");
+                }
+            }
+            if d.at_least(Draft::Draft201909)
+                && let Some(dr) = map.get("dependentRequired")
+            {
+                let Value::Object(deps) = dr else {
+                    return Err(invalid(ptr, "dependentRequired", "must be an object of string arrays"));
+                };
+                self.dependent_required(ptr, "dependentRequired", deps.iter())?;
+            }
+        }
+        if let Some(f) = map.get("format") {
+            let Value::String(name) = f else {
+                return Err(invalid(ptr, "format", "must be a string"));
+            };
+            let custom = self.options.custom_formats.iter().rev().find(|(n, _)| n == name).map(|(_, f)| *f);
+            let asserts = self.options.assert_formats || d.has(vocab::FORMAT_ASSERTION);
+            let known = custom.is_some() || crate::format::check(name, "").is_some();
+            if asserts && known {
+                self.out.formats.push(FormatCheck { name: Arc::from(name.as_str()), assert: true, custom });
+                let i = (self.out.formats.len() - 1) as u32;
+                self.push_keyword(Keyword::Format(i), "format");
+            }
+        }
+        if self.options.assert_content && d.at_least(Draft::Draft7) {
+            let encoding = map.get("contentEncoding").and_then(Value::as_str).filter(|e| *e == "base64");
+            let media = map.get("contentMediaType").and_then(Value::as_str).filter(|m| *m == "application/json");
+            if encoding.is_some() || media.is_some() {
+                self.out.contents.push(ContentCheck { encoding: encoding.map(Arc::from), media_type: media.map(Arc::from) });
+                let i = (self.out.contents.len() - 1) as u32;
+                self.push_keyword(Keyword::Content(i), "contentMediaType");
+            }
+        }
+
+        // References.
+        if let Some(r) = map.get("$ref") {
+            let r = r.as_str().ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
+            self.add_ref(task, r, "$ref")?;
+        }
+        if d.draft == Draft::Draft202012
+            && let Some(r) = map.get("$dynamicRef")
+        {
+            let r = r.as_str().ok_or_else(|| invalid(ptr, "$dynamicRef", "must be a string"))?;
+            self.add_ref(task, r, "$dynamicRef")?;
+        }
+        if d.draft == Draft::Draft201909
+            && let Some(r) = map.get("$recursiveRef")
+        {
+            let r = r.as_str().ok_or_else(|| invalid(ptr, "$recursiveRef", "must be a string"))?;
+            self.add_ref(task, r, "$recursiveRef")?;
+        }
+
+        if applicator {
+            self.compile_object_applicators(task, map)?;
+            self.compile_array_applicators(task, map)?;
+            for (kw, make) in [
+                ("allOf", Keyword::AllOf as fn(Span) -> Keyword),
+                ("anyOf", Keyword::AnyOf),
+                ("oneOf", Keyword::OneOf),
+            ] {
+                if let Some(v) = map.get(kw) {
+                    let span = self.schema_list(task, kw, v)?;
+                    self.push_keyword(make(span), kw);
+                }
+            }
+            if let Some(_n) = map.get("not") {
+                let id = self.child(task, &["not"]);
+                self.push_keyword(Keyword::Not(id), "not");
+            }
+            if d.at_least(Draft::Draft7) {
+                // `then`/`else` without `if` do nothing, but may still hold resources.
+                let then = if map.contains_key("then") { self.child(task, &["then"]) } else { NodeId::NONE };
+                let els = if map.contains_key("else") { self.child(task, &["else"]) } else { NodeId::NONE };
+                if map.contains_key("if") {
+                    // Kept even without `then`/`else`: its annotations reach `unevaluated*`.
+                    let cond = self.child(task, &["if"]);
+                    self.push_keyword(Keyword::If { cond, then, els }, "if");
+                }
+            }
+        }
+        if validation && matches!(map.get("uniqueItems"), Some(Value::Bool(true))) {
+            self.push_keyword(Keyword::UniqueItems, "uniqueItems");
+        } else if let Some(u) = map.get("uniqueItems")
+            && !u.is_boolean()
+        {
+            return Err(invalid(ptr, "uniqueItems", "must be a boolean"));
+        }
+        if d.has(vocab::UNEVALUATED) && d.at_least(Draft::Draft201909) {
+            if map.contains_key("unevaluatedProperties") {
+                let id = self.child(task, &["unevaluatedProperties"]);
+                self.push_keyword(Keyword::UnevaluatedProperties(id), "unevaluatedProperties");
+            }
+            if map.contains_key("unevaluatedItems") {
+                let id = self.child(task, &["unevaluatedItems"]);
+                self.push_keyword(Keyword::UnevaluatedItems(id), "unevaluatedItems");
+            }
+        }
+        Ok(())
+    }
+
+    fn compile_numeric(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+        let ptr = task.pointer.as_str();
+        let num = |kw: &str| -> Result<Option<&Number>, SchemaError> {
+            match map.get(kw) {
+                None => Ok(None),
+                Some(Value::Number(n)) => Ok(Some(n)),
+                Some(_) => Err(invalid(ptr, kw, "must be a number")),
+            }
+        };
+        if let Some(m) = num("multipleOf")? {
+            if m.as_f64().is_none_or(|f| f <= 0.0) {
+                return Err(invalid(ptr, "multipleOf", "must be a number greater than 0"));
+            }
+            let i = self.limit(m);
+            self.push_keyword(Keyword::MultipleOf(i), "multipleOf");
+        }
+        if task.dialect.draft == Draft::Draft4 {
+            // Draft 4: boolean `exclusiveMaximum`/`exclusiveMinimum` modify their siblings.
+            let flag = |kw: &str| -> Result<bool, SchemaError> {
+                match map.get(kw) {
+                    None => Ok(false),
+                    Some(Value::Bool(b)) => Ok(*b),
+                    Some(_) => Err(invalid(ptr, kw, "must be a boolean in draft 4")),
+                }
+            };
+            if let Some(m) = num("maximum")? {
+                let i = self.limit(m);
+                let kw = if flag("exclusiveMaximum")? { Keyword::ExclusiveMaximum(i) } else { Keyword::Maximum(i) };
+                self.push_keyword(kw, "maximum");
+            }
+            if let Some(m) = num("minimum")? {
+                let i = self.limit(m);
+                let kw = if flag("exclusiveMinimum")? { Keyword::ExclusiveMinimum(i) } else { Keyword::Minimum(i) };
+                self.push_keyword(kw, "minimum");
+            }
+            return Ok(());
+        }
+        for (kw, make) in [
+            ("maximum", Keyword::Maximum as fn(u32) -> Keyword),
+            ("exclusiveMaximum", Keyword::ExclusiveMaximum),
+            ("minimum", Keyword::Minimum),
+            ("exclusiveMinimum", Keyword::ExclusiveMinimum),
+        ] {
+            if let Some(m) = num(kw)? {
+                let i = self.limit(m);
+                self.push_keyword(make(i), kw);
+            }
+        }
+        Ok(())
+    }
+
+    fn dependent_required<'m>(
+        &mut self,
+        ptr: &str,
+        kw: &'static str,
+        deps: impl Iterator<Item = (&'m String, &'m Value)>,
+    ) -> Result<(), SchemaError> {
+        let start = self.out.dependent_required.len() as u32;
+        for (name, list) in deps {
+            let Value::Array(items) = list else {
+                return Err(invalid(ptr, kw, "each dependency must be an array of strings"));
+            };
+            let s_start = self.out.strings.len() as u32;
+            for item in items {
+                let s = item.as_str().ok_or_else(|| invalid(ptr, kw, "each dependency must be an array of strings"))?;
+                self.out.strings.push(Arc::from(s));
+            }
+            let span = Span { start: s_start, end: self.out.strings.len() as u32 };
+            self.out.dependent_required.push((Arc::from(name.as_str()), span));
+        }
+        let span = Span { start, end: self.out.dependent_required.len() as u32 };
+        if span.len() > 0 {
+            self.push_keyword(Keyword::DependentRequired(span), kw);
+        }
+        Ok(())
+    }
+
+    fn compile_object_applicators(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+        let ptr = task.pointer.as_str();
+        let d = task.dialect;
+        let mut props_span = Span { start: 0, end: 0 };
+        let mut patterns_span = Span { start: 0, end: 0 };
+        if let Some(p) = map.get("properties") {
+            let Value::Object(props) = p else {
+                return Err(invalid(ptr, "properties", "must be an object of schemas"));
+            };
+            let mut entries: Vec<(Arc<str>, NodeId)> =
+                props.keys().map(|k| (Arc::from(k.as_str()), self.child(task, &["properties", k]))).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let start = self.out.properties.len() as u32;
+            self.out.properties.extend(entries);
+            props_span = Span { start, end: self.out.properties.len() as u32 };
+            if props_span.len() > 0 {
+                self.push_keyword(Keyword::Properties(props_span), "properties");
+            }
+        }
+        if let Some(p) = map.get("patternProperties") {
+            let Value::Object(pats) = p else {
+                return Err(invalid(ptr, "patternProperties", "must be an object of schemas"));
+            };
+            let mut entries = Vec::with_capacity(pats.len());
+            for k in pats.keys() {
+                let pi = self.pattern(k, pointer::join(ptr, &["patternProperties", k]))?;
+                entries.push((pi, self.child(task, &["patternProperties", k])));
+            }
+            let start = self.out.pattern_properties.len() as u32;
+            self.out.pattern_properties.extend(entries);
+            patterns_span = Span { start, end: self.out.pattern_properties.len() as u32 };
+            if patterns_span.len() > 0 {
+                self.push_keyword(Keyword::PatternProperties(patterns_span), "patternProperties");
+            }
+        }
+        if map.contains_key("additionalProperties") {
+            let node = self.child(task, &["additionalProperties"]);
+            self.out.additional.push(Additional { node, properties: props_span, patterns: patterns_span });
+            let i = (self.out.additional.len() - 1) as u32;
+            self.push_keyword(Keyword::AdditionalProperties(i), "additionalProperties");
+        }
+        if d.at_least(Draft::Draft6) && map.contains_key("propertyNames") {
+            let node = self.child(task, &["propertyNames"]);
+            self.push_keyword(Keyword::PropertyNames(node), "propertyNames");
+        }
+        let dep_schemas_kw = if d.at_least(Draft::Draft201909) { "dependentSchemas" } else { "dependencies" };
+        if let Some(ds) = map.get(dep_schemas_kw) {
+            let Value::Object(deps) = ds else {
+                return Err(invalid(ptr, dep_schemas_kw, "must be an object"));
+            };
+            let mut entries = Vec::new();
+            let mut required = Vec::new();
+            for (k, v) in deps {
+                if dep_schemas_kw == "dependencies" && v.is_array() {
+                    required.push((k, v));
+                } else {
+                    entries.push((Arc::from(k.as_str()), self.child(task, &[dep_schemas_kw, k])));
+                }
+            }
+            if !required.is_empty() {
+                self.dependent_required(ptr, "dependencies", required.into_iter())?;
+            }
+            let start = self.out.dependent_schemas.len() as u32;
+            self.out.dependent_schemas.extend(entries);
+            let span = Span { start, end: self.out.dependent_schemas.len() as u32 };
+            if span.len() > 0 {
+                self.push_keyword(Keyword::DependentSchemas(span), dep_schemas_kw);
+            }
+        }
+        Ok(())
+    }
+
+    fn compile_array_applicators(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+        let ptr = task.pointer.as_str();
+        let d = task.dialect;
+        if d.draft == Draft::Draft202012 {
+            let mut prefix_len = 0u32;
+            if let Some(p) = map.get("prefixItems") {
+                let span = self.schema_list(task, "prefixItems", p)?;
+                prefix_len = span.len() as u32;
+                self.push_keyword(Keyword::PrefixItems(span), "prefixItems");
+            }
+            if let Some(items) = map.get("items") {
+                if !(items.is_object() || items.is_boolean()) {
+                    return Err(invalid(ptr, "items", "must be a schema"));
+                }
+                let node = self.child(task, &["items"]);
+                self.push_keyword(Keyword::Items { node, skip: prefix_len }, "items");
+            }
+        } else {
+            match map.get("items") {
+                Some(Value::Array(_)) => {
+                    let list = map.get("items").cloned().unwrap_or(Value::Null);
+                    let span = self.schema_list_allow_empty(task, "items", &list)?;
+                    let prefix_len = span.len() as u32;
+                    self.push_keyword(Keyword::PrefixItems(span), "items");
+                    if map.contains_key("additionalItems") {
+                        let node = self.child(task, &["additionalItems"]);
+                        self.push_keyword(Keyword::Items { node, skip: prefix_len }, "additionalItems");
+                    }
+                }
+                Some(v) if v.is_object() || v.is_boolean() => {
+                    let node = self.child(task, &["items"]);
+                    self.push_keyword(Keyword::Items { node, skip: 0 }, "items");
+                }
+                Some(_) => return Err(invalid(ptr, "items", "must be a schema or an array of schemas")),
+                None => {}
+            }
+        }
+        if d.at_least(Draft::Draft6) && map.contains_key("contains") {
+            let node = self.child(task, &["contains"]);
+            let (mut min, mut max) = (1u64, None);
+            if d.at_least(Draft::Draft201909) && d.has(vocab::VALIDATION) {
+                if let Some(v) = map.get("minContains") {
+                    min = non_negative(v).ok_or_else(|| invalid(ptr, "minContains", "must be a non-negative integer"))?;
+                }
+                if let Some(v) = map.get("maxContains") {
+                    max = Some(non_negative(v).ok_or_else(|| invalid(ptr, "maxContains", "must be a non-negative integer"))?);
+                }
+            }
+            self.out.contains.push(Contains { node, min, max });
+            let i = (self.out.contains.len() - 1) as u32;
+            self.push_keyword(Keyword::Contains(i), "contains");
+        }
+        Ok(())
+    }
+
+    fn schema_list_allow_empty(&mut self, task: &Task, kw: &str, value: &Value) -> Result<Span, SchemaError> {
+        match value {
+            Value::Array(items) if items.is_empty() => {
+                let start = self.out.node_lists.len() as u32;
+                Ok(Span { start, end: start })
+            }
+            _ => self.schema_list(task, kw, value),
+        }
+    }
+}
+
+/// `$anchor` names: a letter or underscore, then letters, digits, `-`, `_`, `.`, `:`.
+fn is_anchor_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+}

@@ -1,0 +1,85 @@
+//! JSON Pointers (RFC 6901) and URI fragments that carry them.
+
+/// Appends `/segment` to `pointer`, escaping `~` and `/`.
+pub(crate) fn push(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// `pointer` with `segments` appended.
+pub(crate) fn join(pointer: &str, segments: &[&str]) -> String {
+    let mut out = String::with_capacity(pointer.len() + 16);
+    out.push_str(pointer);
+    for s in segments {
+        push(&mut out, s);
+    }
+    out
+}
+
+/// Decodes `%XX` escapes in a URI fragment; `None` when the result is not UTF-8 or an
+/// escape is malformed.
+pub(crate) fn percent_decode(fragment: &str) -> Option<String> {
+    if !fragment.contains('%') {
+        return Some(fragment.to_string());
+    }
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hex = std::str::from_utf8(hex).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Whether a (decoded) pointer is well formed: empty or `/`-led, every `~` escaped.
+pub(crate) fn is_valid(pointer: &str) -> bool {
+    if !(pointer.is_empty() || pointer.starts_with('/')) {
+        return false;
+    }
+    let bytes = pointer.as_bytes();
+    bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'~' || matches!(bytes.get(i + 1), Some(b'0') | Some(b'1'))
+    })
+}
+
+/// The part of `pointer` below `prefix`, when `pointer` lies under it.
+pub(crate) fn strip<'a>(pointer: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = pointer.strip_prefix(prefix)?;
+    (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+}
+
+/// The parent pointer (`None` for the root).
+pub(crate) fn parent(pointer: &str) -> Option<&str> {
+    pointer.rfind('/').map(|i| &pointer[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(join("", &["a/b", "c~d"]), "/a~1b/c~0d");
+        assert_eq!(percent_decode("/%25foo%22").as_deref(), Some("/%foo\""));
+        assert_eq!(percent_decode("%zz"), None);
+        assert!(is_valid("/a~0b"));
+        assert!(!is_valid("/a~2b"));
+        assert_eq!(strip("/a/b", "/a"), Some("/b"));
+        assert_eq!(strip("/ab", "/a"), None);
+        assert_eq!(parent("/a/b"), Some("/a"));
+    }
+}

@@ -1,0 +1,530 @@
+//! Errors: [`SchemaError`] when a schema cannot compile, [`ValidationError`] when an
+//! instance does not conform.
+//!
+//! Validation errors are redaction-safe by construction: [`ErrorKind`] carries only data
+//! taken from the schema (limits, type names, property names the schema declares), never
+//! a value from the instance. A property name found only in the instance appears only
+//! inside the instance-location pointer.
+
+use crate::json::{JsonType, TypeSet};
+use serde_json::Number;
+use std::fmt;
+use std::sync::Arc;
+
+/// Why a schema was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaErrorKind {
+    /// A keyword's value is malformed (`"minLength": -1`, `"type": 5`, ...).
+    InvalidKeyword,
+    /// A `$ref` or `$dynamicRef` resolves to nothing known.
+    UnresolvedReference,
+    /// A reference the options forbid (not a fragment, with `refs_fragment_only`).
+    ForbiddenReference,
+    /// The document nests deeper than [`Limits::max_depth`](crate::Limits::max_depth).
+    DepthExceeded,
+    /// The document has more objects than [`Limits::max_subschemas`](crate::Limits::max_subschemas).
+    TooManySubschemas,
+    /// References form a loop that never consumes the instance.
+    ReferenceCycle,
+    /// Two resources claim the same `$id`, or a resource defines an anchor twice.
+    DuplicateIdentifier,
+    /// A `pattern` or `patternProperties` key is not a valid ECMA-262 regular expression.
+    InvalidPattern,
+    /// `$schema` names a dialect this crate does not know.
+    UnknownDialect,
+}
+
+/// A schema that cannot be compiled: what is wrong and where.
+///
+/// The location is a JSON Pointer into the schema document (prefixed by the document's
+/// URI when the problem is in a registered document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    inner: Box<SchemaErrorInner>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SchemaErrorInner {
+    kind: SchemaErrorKind,
+    location: String,
+    message: String,
+}
+
+impl SchemaError {
+    pub(crate) fn new(kind: SchemaErrorKind, location: impl Into<String>, message: impl Into<String>) -> SchemaError {
+        SchemaError {
+            inner: Box::new(SchemaErrorInner {
+                kind,
+                location: location.into(),
+                message: message.into(),
+            }),
+        }
+    }
+
+    /// What kind of problem this is.
+    pub fn kind(&self) -> SchemaErrorKind {
+        self.inner.kind
+    }
+
+    /// Where in the schema: a JSON Pointer (empty for the root).
+    pub fn location(&self) -> &str {
+        &self.inner.location
+    }
+
+    /// Why, in one lowercase line.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let loc = if self.inner.location.is_empty() { "/" } else { &self.inner.location };
+        write!(f, "{}: {}", loc, self.inner.message)
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// What a failed keyword asserted. Payloads come from the schema only.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The schema is `false`: nothing is valid.
+    FalseSchema,
+    /// `type`: the instance has another type.
+    Type {
+        /// The types the schema allows.
+        expected: TypeSet,
+        /// The instance's type.
+        found: JsonType,
+    },
+    /// `const`: the instance is not the one allowed value.
+    Const,
+    /// `enum`: the instance is none of the allowed values.
+    Enum {
+        /// How many values the schema allows.
+        count: usize,
+    },
+    /// `multipleOf`.
+    MultipleOf {
+        /// The divisor.
+        multiple_of: Number,
+    },
+    /// `maximum`.
+    Maximum {
+        /// The inclusive bound.
+        limit: Number,
+    },
+    /// `exclusiveMaximum`.
+    ExclusiveMaximum {
+        /// The exclusive bound.
+        limit: Number,
+    },
+    /// `minimum`.
+    Minimum {
+        /// The inclusive bound.
+        limit: Number,
+    },
+    /// `exclusiveMinimum`.
+    ExclusiveMinimum {
+        /// The exclusive bound.
+        limit: Number,
+    },
+    /// `maxLength` (in Unicode code points).
+    MaxLength {
+        /// The bound.
+        limit: u64,
+    },
+    /// `minLength` (in Unicode code points).
+    MinLength {
+        /// The bound.
+        limit: u64,
+    },
+    /// `pattern`: the string does not match.
+    Pattern {
+        /// The schema's pattern.
+        pattern: Arc<str>,
+    },
+    /// A pattern could not be decided within its backtracking budget.
+    PatternBudgetExceeded {
+        /// The schema's pattern.
+        pattern: Arc<str>,
+    },
+    /// `format` (when formats assert).
+    Format {
+        /// The format name.
+        format: Arc<str>,
+    },
+    /// `maxItems`.
+    MaxItems {
+        /// The bound.
+        limit: u64,
+    },
+    /// `minItems`.
+    MinItems {
+        /// The bound.
+        limit: u64,
+    },
+    /// `uniqueItems`: two items are equal.
+    UniqueItems {
+        /// Index of the first of two equal items.
+        first: usize,
+        /// Index of the second.
+        second: usize,
+    },
+    /// `contains`: no item matches.
+    Contains,
+    /// `minContains`: too few items match `contains`.
+    MinContains {
+        /// The bound.
+        limit: u64,
+    },
+    /// `maxContains`: too many items match `contains`.
+    MaxContains {
+        /// The bound.
+        limit: u64,
+    },
+    /// `maxProperties`.
+    MaxProperties {
+        /// The bound.
+        limit: u64,
+    },
+    /// `minProperties`.
+    MinProperties {
+        /// The bound.
+        limit: u64,
+    },
+    /// `required`: a property is missing.
+    Required {
+        /// The missing property, as the schema names it.
+        property: Arc<str>,
+    },
+    /// `dependentRequired` (or array `dependencies`): a property is missing.
+    DependentRequired {
+        /// The present property that requires another.
+        property: Arc<str>,
+        /// The missing property.
+        missing: Arc<str>,
+    },
+    /// `additionalProperties`: this property is not allowed (the instance location names it).
+    AdditionalProperties,
+    /// `unevaluatedProperties`: this property is not allowed (the instance location names it).
+    UnevaluatedProperties,
+    /// `additionalItems` (before 2020-12): this item is not allowed.
+    AdditionalItems,
+    /// `unevaluatedItems`: this item is not allowed.
+    UnevaluatedItems,
+    /// `propertyNames`: this property's name is not allowed (the instance location names it).
+    PropertyNames,
+    /// `not`: the instance matches the negated schema.
+    Not,
+    /// `anyOf`: no branch matches.
+    AnyOf {
+        /// How many branches there are.
+        branches: usize,
+    },
+    /// `oneOf`: not exactly one branch matches.
+    OneOf {
+        /// How many branches there are.
+        branches: usize,
+        /// How many matched (0, or more than 1).
+        matched: usize,
+    },
+    /// `contentEncoding` (when content asserts): the string is not in that encoding.
+    ContentEncoding {
+        /// The encoding name.
+        encoding: Arc<str>,
+    },
+    /// `contentMediaType` (when content asserts): the string is not of that media type.
+    ContentMediaType {
+        /// The media type.
+        media_type: Arc<str>,
+    },
+}
+
+impl ErrorKind {
+    /// The keyword this kind reports, as it appears in schemas.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            ErrorKind::FalseSchema => "false",
+            ErrorKind::Type { .. } => "type",
+            ErrorKind::Const => "const",
+            ErrorKind::Enum { .. } => "enum",
+            ErrorKind::MultipleOf { .. } => "multipleOf",
+            ErrorKind::Maximum { .. } => "maximum",
+            ErrorKind::ExclusiveMaximum { .. } => "exclusiveMaximum",
+            ErrorKind::Minimum { .. } => "minimum",
+            ErrorKind::ExclusiveMinimum { .. } => "exclusiveMinimum",
+            ErrorKind::MaxLength { .. } => "maxLength",
+            ErrorKind::MinLength { .. } => "minLength",
+            ErrorKind::Pattern { .. } | ErrorKind::PatternBudgetExceeded { .. } => "pattern",
+            ErrorKind::Format { .. } => "format",
+            ErrorKind::MaxItems { .. } => "maxItems",
+            ErrorKind::MinItems { .. } => "minItems",
+            ErrorKind::UniqueItems { .. } => "uniqueItems",
+            ErrorKind::Contains => "contains",
+            ErrorKind::MinContains { .. } => "minContains",
+            ErrorKind::MaxContains { .. } => "maxContains",
+            ErrorKind::MaxProperties { .. } => "maxProperties",
+            ErrorKind::MinProperties { .. } => "minProperties",
+            ErrorKind::Required { .. } => "required",
+            ErrorKind::DependentRequired { .. } => "dependentRequired",
+            ErrorKind::AdditionalProperties => "additionalProperties",
+            ErrorKind::UnevaluatedProperties => "unevaluatedProperties",
+            ErrorKind::AdditionalItems => "additionalItems",
+            ErrorKind::UnevaluatedItems => "unevaluatedItems",
+            ErrorKind::PropertyNames => "propertyNames",
+            ErrorKind::Not => "not",
+            ErrorKind::AnyOf { .. } => "anyOf",
+            ErrorKind::OneOf { .. } => "oneOf",
+            ErrorKind::ContentEncoding { .. } => "contentEncoding",
+            ErrorKind::ContentMediaType { .. } => "contentMediaType",
+        }
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 { format!("{n} {one}") } else { format!("{n} {many}") }
+}
+
+fn type_list(types: TypeSet) -> String {
+    let names: Vec<&str> = types.iter().map(JsonType::as_str).collect();
+    match names.len() {
+        0 => "nothing".to_string(),
+        1 => names[0].to_string(),
+        _ => {
+            let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+            format!("{} or {}", rest.join(", "), last)
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::FalseSchema => f.write_str("no value is allowed here"),
+            ErrorKind::Type { expected, found } => {
+                write!(f, "must be {}, not {}", type_list(*expected), found.as_str())
+            }
+            ErrorKind::Const => f.write_str("must be the constant value the schema gives"),
+            ErrorKind::Enum { count } => {
+                if *count == 1 {
+                    f.write_str("must be the one allowed value")
+                } else {
+                    write!(f, "must be one of the {count} allowed values")
+                }
+            }
+            ErrorKind::MultipleOf { multiple_of } => write!(f, "must be a multiple of {multiple_of}"),
+            ErrorKind::Maximum { limit } => write!(f, "must be at most {limit}"),
+            ErrorKind::ExclusiveMaximum { limit } => write!(f, "must be less than {limit}"),
+            ErrorKind::Minimum { limit } => write!(f, "must be at least {limit}"),
+            ErrorKind::ExclusiveMinimum { limit } => write!(f, "must be greater than {limit}"),
+            ErrorKind::MaxLength { limit } => {
+                write!(f, "must be at most {} long", plural(*limit, "character", "characters"))
+            }
+            ErrorKind::MinLength { limit } => {
+                write!(f, "must be at least {} long", plural(*limit, "character", "characters"))
+            }
+            ErrorKind::Pattern { pattern } => write!(f, "must match the pattern {pattern:?}"),
+            ErrorKind::PatternBudgetExceeded { pattern } => {
+                write!(f, "pattern evaluation exceeded its budget for the pattern {pattern:?}")
+            }
+            ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),
+            ErrorKind::MaxItems { limit } => {
+                write!(f, "must have at most {}", plural(*limit, "item", "items"))
+            }
+            ErrorKind::MinItems { limit } => {
+                write!(f, "must have at least {}", plural(*limit, "item", "items"))
+            }
+            ErrorKind::UniqueItems { first, second } => {
+                write!(f, "items must be unique, but items {first} and {second} are equal")
+            }
+            ErrorKind::Contains => f.write_str("must contain at least one matching item"),
+            ErrorKind::MinContains { limit } => {
+                write!(f, "must contain at least {}", plural(*limit, "matching item", "matching items"))
+            }
+            ErrorKind::MaxContains { limit } => {
+                write!(f, "must contain at most {}", plural(*limit, "matching item", "matching items"))
+            }
+            ErrorKind::MaxProperties { limit } => {
+                write!(f, "must have at most {}", plural(*limit, "property", "properties"))
+            }
+            ErrorKind::MinProperties { limit } => {
+                write!(f, "must have at least {}", plural(*limit, "property", "properties"))
+            }
+            ErrorKind::Required { property } => write!(f, "missing required property {property:?}"),
+            ErrorKind::DependentRequired { property, missing } => {
+                write!(f, "missing property {missing:?}, required when {property:?} is present")
+            }
+            ErrorKind::AdditionalProperties => f.write_str("property is not allowed"),
+            ErrorKind::UnevaluatedProperties => f.write_str("property is not allowed (unevaluated)"),
+            ErrorKind::AdditionalItems => f.write_str("item is not allowed"),
+            ErrorKind::UnevaluatedItems => f.write_str("item is not allowed (unevaluated)"),
+            ErrorKind::PropertyNames => f.write_str("property name is not allowed"),
+            ErrorKind::Not => f.write_str("must not match the schema under \"not\""),
+            ErrorKind::AnyOf { branches } => {
+                write!(f, "must match at least one of {} but matches none", plural(*branches as u64, "schema", "schemas"))
+            }
+            ErrorKind::OneOf { branches, matched } => {
+                if *matched == 0 {
+                    write!(f, "must match exactly one of {} but matches none", plural(*branches as u64, "schema", "schemas"))
+                } else {
+                    write!(f, "must match exactly one of {} but matches {matched}", plural(*branches as u64, "schema", "schemas"))
+                }
+            }
+            ErrorKind::ContentEncoding { encoding } => write!(f, "must be encoded as {encoding:?}"),
+            ErrorKind::ContentMediaType { media_type } => write!(f, "must be of media type {media_type:?}"),
+        }
+    }
+}
+
+/// One way in which an instance fails its schema.
+///
+/// Rendering (`Display`, `Debug`) never includes a value from the instance.
+#[derive(Clone, PartialEq)]
+pub struct ValidationError {
+    inner: Box<ValidationErrorInner>,
+}
+
+#[derive(Clone, PartialEq)]
+struct ValidationErrorInner {
+    instance_location: String,
+    keyword_location: String,
+    absolute_keyword_location: String,
+    kind: ErrorKind,
+    causes: Vec<ValidationError>,
+}
+
+impl ValidationError {
+    pub(crate) fn new(
+        instance_location: String,
+        keyword_location: String,
+        absolute_keyword_location: String,
+        kind: ErrorKind,
+        causes: Vec<ValidationError>,
+    ) -> ValidationError {
+        ValidationError {
+            inner: Box::new(ValidationErrorInner {
+                instance_location,
+                keyword_location,
+                absolute_keyword_location,
+                kind,
+                causes,
+            }),
+        }
+    }
+
+    /// Where in the instance: a JSON Pointer (RFC 6901), empty for the root.
+    pub fn instance_location(&self) -> &str {
+        &self.inner.instance_location
+    }
+
+    /// The keyword that failed, as the path evaluation took to it (through `$ref`s).
+    pub fn keyword_location(&self) -> &str {
+        &self.inner.keyword_location
+    }
+
+    /// The keyword that failed, as its schema resource's URI plus a JSON Pointer fragment.
+    pub fn absolute_keyword_location(&self) -> &str {
+        &self.inner.absolute_keyword_location
+    }
+
+    /// What the keyword asserted.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.kind
+    }
+
+    /// For `anyOf`, `oneOf` and similar: the errors of the branches that failed.
+    pub fn causes(&self) -> &[ValidationError] {
+        &self.inner.causes
+    }
+
+    /// The message without the location prefix.
+    pub fn message(&self) -> String {
+        self.inner.kind.to_string()
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let loc = &self.inner.instance_location;
+        write!(f, "{}: {}", if loc.is_empty() { "/" } else { loc }, self.inner.kind)
+    }
+}
+
+impl fmt::Debug for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValidationError")
+            .field("instance_location", &self.inner.instance_location)
+            .field("keyword_location", &self.inner.keyword_location)
+            .field("kind", &self.inner.kind)
+            .field("causes", &self.inner.causes)
+            .finish()
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// Every error an instance produced, in evaluation order (at least one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationErrors {
+    errors: Vec<ValidationError>,
+}
+
+impl ValidationErrors {
+    pub(crate) fn new(errors: Vec<ValidationError>) -> ValidationErrors {
+        ValidationErrors { errors }
+    }
+
+    /// The errors.
+    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
+        self.errors.iter()
+    }
+
+    /// How many errors there are.
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Always false: a `ValidationErrors` holds at least one error.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The errors, owned.
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.errors
+    }
+}
+
+impl IntoIterator for ValidationErrors {
+    type Item = ValidationError;
+    type IntoIter = std::vec::IntoIter<ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.iter()
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}

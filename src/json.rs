@@ -1,0 +1,420 @@
+//! JSON semantics the keywords share: types, numeric comparison, equality, string length.
+//!
+//! JSON Schema compares numbers by value, not by representation: `1` and `1.0` are equal,
+//! `1.0` is an integer, and `multipleOf` works on the decimal the schema author wrote.
+
+use serde_json::{Number, Value};
+use std::cmp::Ordering;
+
+/// The JSON type of an instance, as JSON Schema names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Boolean,
+    /// A number with a fractional part (or too large to tell).
+    Number,
+    /// A number with no fractional part (`1`, `1.0`).
+    Integer,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl JsonType {
+    /// The name used in schemas (`"integer"`, `"object"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "boolean",
+            JsonType::Number => "number",
+            JsonType::Integer => "integer",
+            JsonType::String => "string",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+        }
+    }
+
+    /// Parses a schema type name.
+    pub(crate) fn from_name(name: &str) -> Option<JsonType> {
+        Some(match name {
+            "null" => JsonType::Null,
+            "boolean" => JsonType::Boolean,
+            "number" => JsonType::Number,
+            "integer" => JsonType::Integer,
+            "string" => JsonType::String,
+            "array" => JsonType::Array,
+            "object" => JsonType::Object,
+            _ => return None,
+        })
+    }
+
+    /// The type of an instance; numbers with no fractional part are `Integer`.
+    pub fn of(value: &Value) -> JsonType {
+        match value {
+            Value::Null => JsonType::Null,
+            Value::Bool(_) => JsonType::Boolean,
+            Value::Number(n) => {
+                if is_integer(n) {
+                    JsonType::Integer
+                } else {
+                    JsonType::Number
+                }
+            }
+            Value::String(_) => JsonType::String,
+            Value::Array(_) => JsonType::Array,
+            Value::Object(_) => JsonType::Object,
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// A set of JSON types, as the `type` keyword lists them.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct TypeSet(u8);
+
+impl TypeSet {
+    /// The empty set.
+    pub const fn empty() -> TypeSet {
+        TypeSet(0)
+    }
+
+    /// The set with `ty` added.
+    pub const fn with(self, ty: JsonType) -> TypeSet {
+        TypeSet(self.0 | ty.bit())
+    }
+
+    /// Whether the set names `ty` exactly.
+    pub const fn contains(self, ty: JsonType) -> bool {
+        self.0 & ty.bit() != 0
+    }
+
+    /// Whether an instance of type `ty` satisfies `type` with this set
+    /// (`"number"` admits integers).
+    #[inline]
+    pub(crate) fn admits(self, ty: JsonType) -> bool {
+        self.contains(ty)
+            || (ty == JsonType::Integer && self.contains(JsonType::Number))
+    }
+
+    /// The types in the set, in a fixed order.
+    pub fn iter(self) -> impl Iterator<Item = JsonType> {
+        [
+            JsonType::Null,
+            JsonType::Boolean,
+            JsonType::Integer,
+            JsonType::Number,
+            JsonType::String,
+            JsonType::Array,
+            JsonType::Object,
+        ]
+        .into_iter()
+        .filter(move |t| self.contains(*t))
+    }
+}
+
+impl std::fmt::Debug for TypeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter().map(JsonType::as_str)).finish()
+    }
+}
+
+/// Whether a number has no fractional part.
+#[inline]
+pub(crate) fn is_integer(n: &Number) -> bool {
+    if n.is_i64() || n.is_u64() {
+        return true;
+    }
+    match n.as_f64() {
+        Some(f) => f.is_finite() && f.fract() == 0.0,
+        None => false,
+    }
+}
+
+/// A number in the form comparisons need: exact integers where serde_json has them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Num {
+    /// An integer that fits `i128` exactly (every `i64` and `u64`).
+    Int(i128),
+    /// Anything else.
+    Float(f64),
+}
+
+impl Num {
+    /// Converts a serde_json number.
+    #[inline]
+    pub(crate) fn of(n: &Number) -> Num {
+        if let Some(i) = n.as_i64() {
+            Num::Int(i128::from(i))
+        } else if let Some(u) = n.as_u64() {
+            Num::Int(i128::from(u))
+        } else {
+            Num::Float(n.as_f64().unwrap_or(f64::NAN))
+        }
+    }
+
+    /// As a float (may round).
+    pub(crate) fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+/// Compares two numbers by value, exactly, even across integer and float forms.
+#[inline]
+pub(crate) fn cmp_num(a: Num, b: Num) -> Ordering {
+    match (a, b) {
+        (Num::Int(x), Num::Int(y)) => x.cmp(&y),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+        (Num::Int(x), Num::Float(y)) => cmp_int_float(x, y),
+        (Num::Float(x), Num::Int(y)) => cmp_int_float(y, x).reverse(),
+    }
+}
+
+fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    if f.is_nan() {
+        return Ordering::Equal;
+    }
+    // Beyond ±2^127 the float is out of i128 range, so the sign decides.
+    if f >= 1.7e38 {
+        return Ordering::Less;
+    }
+    if f <= -1.7e38 {
+        return Ordering::Greater;
+    }
+    let fi = f.trunc();
+    let fi_int = fi as i128;
+    match i.cmp(&fi_int) {
+        Ordering::Equal => {
+            let frac = f - fi;
+            if frac > 0.0 {
+                Ordering::Less
+            } else if frac < 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether two numbers are equal by value.
+#[inline]
+pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
+    cmp_num(Num::of(a), Num::of(b)) == Ordering::Equal
+}
+
+/// JSON equality as JSON Schema defines it: numbers by value, objects ignoring key order.
+///
+/// Iterative on the shared structure, so deep values cannot overflow the stack.
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => num_eq(x, y),
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len()
+                && stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                    x.iter().zip(y).all(|(p, q)| equal(p, q))
+                })
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                    x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+                })
+        }
+        _ => false,
+    }
+}
+
+/// A hash consistent with [`equal`]: equal values hash alike.
+pub(crate) fn hash_value<H: std::hash::Hasher>(value: &Value, state: &mut H) {
+    use std::hash::Hash;
+    match value {
+        Value::Null => 0u8.hash(state),
+        Value::Bool(b) => {
+            1u8.hash(state);
+            b.hash(state);
+        }
+        Value::Number(n) => {
+            2u8.hash(state);
+            // Integers that fit i64/u64 and floats with the same value must hash alike.
+            match Num::of(n) {
+                Num::Int(i) => (i as f64).to_bits().hash(state),
+                Num::Float(f) => {
+                    let f = if f == 0.0 { 0.0 } else { f };
+                    f.to_bits().hash(state)
+                }
+            }
+        }
+        Value::String(s) => {
+            3u8.hash(state);
+            s.hash(state);
+        }
+        Value::Array(items) => {
+            4u8.hash(state);
+            items.len().hash(state);
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                for item in items {
+                    hash_value(item, state);
+                }
+            });
+        }
+        Value::Object(map) => {
+            5u8.hash(state);
+            map.len().hash(state);
+            // Order-independent: combine per-entry hashes with a commutative sum.
+            let mut sum: u64 = 0;
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                for (k, v) in map {
+                    let mut h = ahash::AHasher::default();
+                    k.hash(&mut h);
+                    hash_value(v, &mut h);
+                    sum = sum.wrapping_add(h.finish());
+                }
+            });
+            sum.hash(state);
+        }
+    }
+}
+
+use std::hash::Hasher as _;
+
+/// Number of Unicode code points in `s` (what `minLength`/`maxLength` count).
+#[inline]
+pub(crate) fn char_count(s: &str) -> usize {
+    // Count bytes that do not continue a UTF-8 sequence.
+    s.as_bytes().iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// A decimal `mantissa × 10^exponent`, read from a number's shortest text form.
+fn decimal(n: &Number) -> Option<(u128, i32)> {
+    let text = n.to_string();
+    let text = text.strip_prefix('-').unwrap_or(&text);
+    let (mant_text, exp) = match text.find(['e', 'E']) {
+        Some(pos) => (&text[..pos], text[pos + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = match mant_text.find('.') {
+        Some(pos) => (&mant_text[..pos], &mant_text[pos + 1..]),
+        None => (mant_text, ""),
+    };
+    let mut mantissa: u128 = 0;
+    for b in int_part.bytes().chain(frac_part.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        mantissa = mantissa.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
+    }
+    let frac_len = i32::try_from(frac_part.len()).ok()?;
+    Some((mantissa, exp.checked_sub(frac_len)?))
+}
+
+/// Whether `value` is an integer multiple of `divisor` (`divisor > 0`).
+///
+/// Works on the decimal forms, so `0.0075` is a multiple of `0.0001` even though the
+/// binary floating-point quotient is not a whole number.
+pub(crate) fn is_multiple_of(value: &Number, divisor: &Number) -> bool {
+    if let (Some(v), Some(d)) = (value.as_u64(), divisor.as_u64()) {
+        return d != 0 && v % d == 0;
+    }
+    if let (Some(v), Some(d)) = (value.as_i64(), divisor.as_i64()) {
+        return d != 0 && v % d == 0;
+    }
+    if let (Some((vm, ve)), Some((dm, de))) = (decimal(value), decimal(divisor)) {
+        if dm == 0 {
+            return false;
+        }
+        if vm == 0 {
+            return true;
+        }
+        if ve >= de {
+            // value = vm·10^(ve-de) in units of 10^de; reduce modulo dm step by step.
+            let mut rem = vm % dm;
+            for _ in 0..(ve - de) {
+                if rem == 0 {
+                    break;
+                }
+                rem = match rem.checked_mul(10) {
+                    Some(x) => x % dm,
+                    // dm < 2^128/10 always holds for mantissas read from f64/u64 text.
+                    None => return false,
+                };
+            }
+            return rem == 0;
+        }
+        // divisor = dm·10^(de-ve) in units of 10^ve.
+        let shift = u32::try_from(de - ve).unwrap_or(u32::MAX);
+        return match 10u128.checked_pow(shift).and_then(|p| p.checked_mul(dm)) {
+            Some(big) => vm % big == 0,
+            // The divisor exceeds the value's magnitude, and the value is not zero.
+            None => false,
+        };
+    }
+    // Fallback for forms the decimal reader cannot take: float arithmetic.
+    let (v, d) = (value.as_f64().unwrap_or(f64::NAN), divisor.as_f64().unwrap_or(f64::NAN));
+    let q = v / d;
+    q.is_finite() && q.fract() == 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn n(v: Value) -> Number {
+        match v {
+            Value::Number(n) => n,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn multiple_of_decimals() {
+        assert!(is_multiple_of(&n(json!(0.0075)), &n(json!(0.0001))));
+        assert!(is_multiple_of(&n(json!(19.99)), &n(json!(0.01))));
+        assert!(!is_multiple_of(&n(json!(0.00751)), &n(json!(0.0001))));
+        assert!(is_multiple_of(&n(json!(1e308)), &n(json!(0.5))));
+        assert!(is_multiple_of(&n(json!(1)), &n(json!(1e-308))));
+        assert!(is_multiple_of(&n(json!(10)), &n(json!(2.5))));
+        assert!(!is_multiple_of(&n(json!(7)), &n(json!(2))));
+        assert!(is_multiple_of(&n(json!(-4)), &n(json!(2))));
+    }
+
+    #[test]
+    fn numbers_compare_across_forms() {
+        assert_eq!(cmp_num(Num::Int(1), Num::Float(1.0)), Ordering::Equal);
+        assert_eq!(cmp_num(Num::Int(1), Num::Float(1.5)), Ordering::Less);
+        assert_eq!(cmp_num(Num::Int(-1), Num::Float(-1.5)), Ordering::Greater);
+        assert_eq!(
+            cmp_num(Num::Int(i128::from(u64::MAX)), Num::Float(1e30)),
+            Ordering::Less
+        );
+    }
+
+    #[test]
+    fn equality_ignores_representation() {
+        assert!(equal(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
+        assert!(!equal(&json!([1]), &json!([true])));
+        assert!(!equal(&json!(0), &json!(false)));
+    }
+
+    #[test]
+    fn code_points() {
+        assert_eq!(char_count("💩a"), 2);
+        assert_eq!(char_count(""), 0);
+    }
+}

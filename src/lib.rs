@@ -1,0 +1,51 @@
+//! toolschema: a JSON Schema 2020-12 validator tuned for the schemas MCP tools publish.
+//!
+//! The pipeline: a schema (`serde_json::Value`) is compiled once by [`Options::compile`]
+//! (or [`Schema::compile`]) into an arena of nodes. Every reference inside the document
+//! (JSON Pointer, `$anchor`, embedded `$id`, `$dynamicRef`) is resolved to a node index at
+//! compile time, and caps on depth and size ([`Limits`]) refuse hostile schemas with a
+//! clear [`SchemaError`]. The compiled [`Schema`] is immutable and `Send + Sync`;
+//! [`Schema::is_valid`] answers without heap allocation, [`Schema::validate`] and
+//! [`Schema::iter_errors`] explain failures without ever quoting instance values.
+//!
+//! ```
+//! use toolschema::Schema;
+//! use serde_json::json;
+//!
+//! let schema = Schema::compile(&json!({
+//!     "type": "object",
+//!     "properties": {"units": {"enum": ["celsius", "fahrenheit"]}},
+//!     "required": ["location"]
+//! }))?;
+//! assert!(schema.is_valid(&json!({"location": "Paris", "units": "celsius"})));
+//! let errors: Vec<String> = schema
+//!     .iter_errors(&json!({"units": "kelvin"}))
+//!     .map(|e| e.to_string())
+//!     .collect();
+//! assert_eq!(errors, [
+//!     "/: missing required property \"location\"",
+//!     "/units: must be one of the 2 allowed values",
+//! ]);
+//! # Ok::<(), toolschema::SchemaError>(())
+//! ```
+//!
+//! Draft support: 2020-12 is the dialect. A `$schema` naming an older draft is, for now,
+//! evaluated with 2020-12 semantics.
+
+#![deny(missing_docs)]
+
+mod compile;
+mod error;
+mod format;
+mod json;
+mod limits;
+mod options;
+mod pattern;
+mod schema;
+mod validate;
+
+pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors};
+pub use json::{JsonType, TypeSet};
+pub use limits::Limits;
+pub use options::{Draft, Options};
+pub use schema::{ErrorIter, Schema};

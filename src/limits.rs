@@ -1,0 +1,48 @@
+//! Caps that bound what compiling a schema may cost.
+
+/// Caps enforced while a schema compiles; a schema past either cap is refused.
+///
+/// They are counted the way the MCP SDKs count them, so that a schema they accept is
+/// accepted here and the reverse: the root value is at depth 1, every value inside an
+/// object or array (member or item, scalars included) is one deeper than its container,
+/// and every JSON object anywhere in the document counts as one subschema.
+///
+/// ```
+/// use toolschema::{Limits, Options};
+/// use serde_json::json;
+///
+/// let tight = Options::new().limits(Limits { max_depth: 2, max_subschemas: 10 });
+/// assert!(tight.compile(&json!({"type": "string"})).is_ok());
+/// assert!(tight.compile(&json!({"properties": {"a": {}}})).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The deepest value allowed in a schema document (the root is at depth 1).
+    pub max_depth: usize,
+    /// The most JSON objects a schema document may contain.
+    pub max_subschemas: usize,
+}
+
+impl Limits {
+    /// The default maximum depth.
+    pub const DEFAULT_MAX_DEPTH: usize = 64;
+    /// The default maximum number of subschemas (objects).
+    pub const DEFAULT_MAX_SUBSCHEMAS: usize = 10_000;
+
+    /// No caps at all: for trusted schemas only.
+    pub const fn none() -> Limits {
+        Limits {
+            max_depth: usize::MAX,
+            max_subschemas: usize::MAX,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: Limits::DEFAULT_MAX_DEPTH,
+            max_subschemas: Limits::DEFAULT_MAX_SUBSCHEMAS,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! How a schema is compiled: caps, registered documents, reference policy, formats.
+
+use crate::{Limits, Schema, SchemaError};
+use serde_json::Value;
+
+/// A JSON Schema dialect, as `$schema` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Draft {
+    /// Draft 4 (`http://json-schema.org/draft-04/schema#`).
+    Draft4,
+    /// Draft 6 (`http://json-schema.org/draft-06/schema#`).
+    Draft6,
+    /// Draft 7 (`http://json-schema.org/draft-07/schema#`).
+    Draft7,
+    /// Draft 2019-09 (`https://json-schema.org/draft/2019-09/schema`).
+    Draft201909,
+    /// Draft 2020-12 (`https://json-schema.org/draft/2020-12/schema`), the default.
+    Draft202012,
+}
+
+/// Settings for compiling a schema; build with [`Options::new`] and chain setters.
+///
+/// ```
+/// use toolschema::{Limits, Options};
+/// use serde_json::json;
+///
+/// let schema = Options::new()
+///     .limits(Limits::default())
+///     .refs_fragment_only(true)
+///     .with_document("https://example.com/point", json!({"type": "object"}))
+///     .compile(&json!({"$ref": "#/$defs/a", "$defs": {"a": {"type": "integer"}}}))?;
+/// assert!(schema.is_valid(&json!(3)));
+/// # Ok::<(), toolschema::SchemaError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub(crate) limits: Limits,
+    pub(crate) documents: Vec<(String, Value)>,
+    pub(crate) refs_fragment_only: bool,
+    pub(crate) assert_formats: bool,
+    pub(crate) assert_content: bool,
+    pub(crate) custom_formats: Vec<(String, fn(&str) -> bool)>,
+    pub(crate) pattern_budget: usize,
+    pub(crate) default_draft: Draft,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// The defaults: [`Limits::default`], no registered documents, every reference that
+    /// resolves inside the document accepted, formats as annotations, draft 2020-12.
+    pub fn new() -> Options {
+        Options {
+            limits: Limits::default(),
+            documents: Vec::new(),
+            refs_fragment_only: false,
+            assert_formats: false,
+            assert_content: false,
+            custom_formats: Vec::new(),
+            pattern_budget: crate::pattern::DEFAULT_PATTERN_BUDGET,
+            default_draft: Draft::Draft202012,
+        }
+    }
+
+    /// Sets the caps on depth and subschema count.
+    pub fn limits(mut self, limits: Limits) -> Options {
+        self.limits = limits;
+        self
+    }
+
+    /// Registers a document under `uri`, so that references to it resolve.
+    ///
+    /// Nothing is ever fetched from a network or a disk: this is the only way a reference
+    /// outside the schema's own document can resolve. The document's own `$id` and embedded
+    /// resources are registered too.
+    pub fn with_document(mut self, uri: &str, document: Value) -> Options {
+        self.documents.push((uri.to_string(), document));
+        self
+    }
+
+    /// When true, `$ref` and `$dynamicRef` must start with `#`, as the MCP SDKs require.
+    pub fn refs_fragment_only(mut self, yes: bool) -> Options {
+        self.refs_fragment_only = yes;
+        self
+    }
+
+    /// When true, `format` asserts (an unknown format is still only an annotation).
+    pub fn assert_formats(mut self, yes: bool) -> Options {
+        self.assert_formats = yes;
+        self
+    }
+
+    /// When true, `contentEncoding: "base64"` and `contentMediaType: "application/json"`
+    /// assert instead of only annotating.
+    pub fn assert_content(mut self, yes: bool) -> Options {
+        self.assert_content = yes;
+        self
+    }
+
+    /// Registers a checker for a format name; it takes part when formats assert, and
+    /// replaces a built-in checker of the same name.
+    pub fn with_format(mut self, name: &str, check: fn(&str) -> bool) -> Options {
+        self.custom_formats.push((name.to_string(), check));
+        self
+    }
+
+    /// The backtracking budget of each pattern match; a match that exhausts it makes the
+    /// instance invalid with [`ErrorKind::PatternBudgetExceeded`](crate::ErrorKind::PatternBudgetExceeded).
+    pub fn pattern_budget(mut self, steps: usize) -> Options {
+        self.pattern_budget = steps;
+        self
+    }
+
+    /// The dialect of a schema that declares no `$schema` (default: 2020-12).
+    pub fn default_dialect(mut self, draft: Draft) -> Options {
+        self.default_draft = draft;
+        self
+    }
+
+    /// Compiles `schema` with these options.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] saying what is wrong and where.
+    pub fn compile(&self, schema: &Value) -> Result<Schema, SchemaError> {
+        crate::compile::compile(schema, self).map(|compiled| Schema {
+            compiled: std::sync::Arc::new(compiled),
+        })
+    }
+}

@@ -1,0 +1,303 @@
+//! ECMA-262 regular expressions for `pattern`, `patternProperties` and `format: "regex"`.
+//!
+//! JSON Schema gives patterns the meaning of ECMA-262 with the `u` flag and
+//! unanchored search (`RegExp.prototype.test`). Neither Rust engine speaks that
+//! dialect, so a pattern goes through three steps:
+//!
+//! 1. [`parse`] reads the ECMA-262 syntax into a small AST, rejecting what
+//!    ECMA-262 rejects (`\a`, `(?i)`, `(?P<n>..)`, `{2,1}`, ...) and bounding
+//!    nesting depth.
+//! 2. A few shapes common in tool schemas skip the engines entirely: a plain
+//!    literal (optionally anchored) becomes `contains`/`starts_with`/
+//!    `ends_with`/`==`, and `^[set]{m,n}$` becomes a loop over the characters.
+//! 3. [`emit`] writes the rest in engine syntax with every ECMA-262 difference
+//!    spelled out: `\d`, `\w`, `\s`, `.` as explicit ranges, `\b` on ASCII
+//!    word characters, `^`/`$` as `\A`/`\z` (so `$` never matches before a
+//!    final newline), surrogate pairs joined into one code point. Patterns
+//!    without lookaround or backreferences go to the `regex` crate (linear
+//!    time); the rest go to `fancy-regex`, bounded by a backtracking budget.
+//!
+//! # Allocation
+//! Matching with the `regex` crate does not allocate in steady state: its
+//! per-thread search caches live in the regex's internal pool. `fancy-regex`
+//! does allocate on every match attempt that reaches its backtracking VM
+//! (its stack of saved positions and capture slots are fresh `Vec`s per
+//! call), so only patterns that need lookaround or backreferences pay that.
+//!
+//! # Known differences from ECMA-262
+//! - Captures are not reset between iterations of a quantifier, which only
+//!   changes what a later backreference sees.
+//! - `\p{..}` names follow `regex-syntax` (Unicode's loose matching), so it
+//!   accepts spellings such as `\p{digit}` that ECMA-262 would reject; the
+//!   official test suite expects that one to work.
+
+mod emit;
+mod parse;
+
+use std::fmt;
+
+/// Default bound on backtracking steps per match for patterns that need the
+/// backtracking engine: pathological patterns give up in a few milliseconds
+/// in release builds, while ordinary ones never get near it.
+pub(crate) const DEFAULT_PATTERN_BUDGET: usize = 100_000;
+
+/// Approximate cap on the compiled size of one pattern, so that a huge
+/// pattern (`a{100000}{100000}`) is a compile error instead of a memory blowup.
+const SIZE_LIMIT: usize = 8 << 20;
+
+/// Cap on the lazy DFA's cache for one pattern.
+const DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// How a match attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MatchOutcome {
+    /// The pattern matches somewhere in the subject.
+    Match,
+    /// The pattern matches nowhere in the subject.
+    NoMatch,
+    /// The backtracking engine ran out of its step budget.
+    BudgetExceeded,
+}
+
+impl MatchOutcome {
+    fn from_bool(matched: bool) -> MatchOutcome {
+        if matched {
+            MatchOutcome::Match
+        } else {
+            MatchOutcome::NoMatch
+        }
+    }
+}
+
+/// A compiled pattern.
+#[derive(Debug)]
+pub(crate) struct Pattern {
+    matcher: Matcher,
+}
+
+/// The cheapest exact way found to run a pattern.
+enum Matcher {
+    /// An unanchored literal (also the empty pattern).
+    Contains(Box<str>),
+    /// `^literal`.
+    StartsWith(Box<str>),
+    /// `literal$`.
+    EndsWith(Box<str>),
+    /// `^literal$`.
+    Equals(Box<str>),
+    /// `^X{min,max}$` where `X` is a set of code points.
+    Run(CharRun),
+    /// Linear-time engine.
+    Linear(regex::Regex),
+    /// Backtracking engine for lookaround and backreferences.
+    Backtracking(Box<fancy_regex::Regex>),
+}
+
+impl fmt::Debug for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Matcher::Contains(s) => f.debug_tuple("Contains").field(s).finish(),
+            Matcher::StartsWith(s) => f.debug_tuple("StartsWith").field(s).finish(),
+            Matcher::EndsWith(s) => f.debug_tuple("EndsWith").field(s).finish(),
+            Matcher::Equals(s) => f.debug_tuple("Equals").field(s).finish(),
+            Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
+            Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
+            Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
+        }
+    }
+}
+
+/// A whole-subject run of characters from one set, with a length range.
+#[derive(Debug)]
+struct CharRun {
+    /// Membership of the ASCII code points, bit `c` for `c < 128`.
+    ascii: u128,
+    /// Sorted, disjoint ranges of non-ASCII members.
+    wide: Box<[(u32, u32)]>,
+    /// Fewest characters.
+    min: u64,
+    /// Most characters; `None` is unbounded.
+    max: Option<u64>,
+}
+
+impl CharRun {
+    fn new(set: &[(u32, u32)], min: u32, max: Option<u32>) -> CharRun {
+        let mut ascii = 0u128;
+        let mut wide = Vec::new();
+        for &(lo, hi) in set {
+            for c in lo..=hi.min(127) {
+                ascii |= 1 << c;
+            }
+            if hi >= 128 {
+                wide.push((lo.max(128), hi));
+            }
+        }
+        CharRun {
+            ascii,
+            wide: wide.into_boxed_slice(),
+            min: u64::from(min),
+            max: max.map(u64::from),
+        }
+    }
+
+    fn contains(&self, c: char) -> bool {
+        let c = u32::from(c);
+        if c < 128 {
+            return self.ascii & (1 << c) != 0;
+        }
+        self.wide
+            .binary_search_by(|&(lo, hi)| {
+                if hi < c {
+                    std::cmp::Ordering::Less
+                } else if lo > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+    }
+
+    fn matches(&self, subject: &str) -> bool {
+        let mut count: u64 = 0;
+        for c in subject.chars() {
+            if !self.contains(c) {
+                return false;
+            }
+            count += 1;
+            if self.max.is_some_and(|max| count > max) {
+                return false;
+            }
+        }
+        count >= self.min
+    }
+}
+
+// The validator shares compiled schemas across threads.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Pattern>();
+};
+
+impl Pattern {
+    /// Compiles an ECMA-262 pattern; `budget` bounds backtracking steps per match.
+    ///
+    /// # Errors
+    /// A short lowercase reason when the pattern is not valid ECMA-262, nests
+    /// deeper than the parser allows, or compiles too large.
+    pub(crate) fn new(source: &str, budget: usize) -> Result<Pattern, String> {
+        let ast = parse::parse(source)?;
+        if let Some(matcher) = fast_path(&ast.alternatives) {
+            return Ok(Pattern { matcher });
+        }
+        let text = emit::emit(&ast.alternatives, ast.needs_backtracking);
+        let matcher = if ast.needs_backtracking {
+            let re = fancy_regex::RegexBuilder::new(&text)
+                .backtrack_limit(budget)
+                .delegate_size_limit(SIZE_LIMIT)
+                .delegate_dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .map_err(|e| lowercase_reason(&e.to_string()))?;
+            Matcher::Backtracking(Box::new(re))
+        } else {
+            let re = regex::RegexBuilder::new(&text)
+                .size_limit(SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))
+                .build()
+                .map_err(|e| match e {
+                    regex::Error::CompiledTooBig(_) => "pattern compiles too large".to_string(),
+                    e => lowercase_reason(&e.to_string()),
+                })?;
+            Matcher::Linear(re)
+        };
+        Ok(Pattern { matcher })
+    }
+
+    /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
+    pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
+        match &self.matcher {
+            Matcher::Contains(s) => MatchOutcome::from_bool(subject.contains(&**s)),
+            Matcher::StartsWith(s) => MatchOutcome::from_bool(subject.starts_with(&**s)),
+            Matcher::EndsWith(s) => MatchOutcome::from_bool(subject.ends_with(&**s)),
+            Matcher::Equals(s) => MatchOutcome::from_bool(subject == &**s),
+            Matcher::Run(run) => MatchOutcome::from_bool(run.matches(subject)),
+            Matcher::Linear(re) => MatchOutcome::from_bool(re.is_match(subject)),
+            Matcher::Backtracking(re) => match re.is_match(subject) {
+                Ok(matched) => MatchOutcome::from_bool(matched),
+                // The only runtime error fancy-regex reports is the budget.
+                Err(_) => MatchOutcome::BudgetExceeded,
+            },
+        }
+    }
+}
+
+/// Whether `source` is a valid ECMA-262 pattern, without compiling it
+/// (for `format: "regex"`, which must stay cheap per instance).
+pub(crate) fn is_valid_syntax(source: &str) -> bool {
+    parse::parse(source).is_ok()
+}
+
+/// First line of an engine error, lowercased, as a short reason.
+fn lowercase_reason(message: &str) -> String {
+    let line = message.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(message);
+    let line = line.trim().trim_start_matches("error:").trim();
+    line.to_lowercase()
+}
+
+/// Recognises patterns that need no regex engine at all.
+fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
+    use parse::Node;
+    let [nodes] = alternatives else {
+        return None;
+    };
+    let (start, rest) = match nodes.split_first() {
+        Some((Node::Start, rest)) => (true, rest),
+        _ => (false, nodes.as_slice()),
+    };
+    let (end, middle) = match rest.split_last() {
+        Some((Node::End, middle)) => (true, middle),
+        _ => (false, rest),
+    };
+    let literal: Option<String> = middle
+        .iter()
+        .map(|n| match n {
+            Node::Literal(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    if let Some(literal) = literal {
+        let literal = literal.into_boxed_str();
+        return Some(match (start, end) {
+            (false, false) => Matcher::Contains(literal),
+            (true, false) => Matcher::StartsWith(literal),
+            (false, true) => Matcher::EndsWith(literal),
+            (true, true) => Matcher::Equals(literal),
+        });
+    }
+    if !(start && end) {
+        return None;
+    }
+    let [node] = middle else {
+        return None;
+    };
+    let (atom, min, max) = match node {
+        Node::Repeat(r) => (&r.node, r.min, r.max),
+        atom => (atom, 1, Some(1)),
+    };
+    let set = match atom {
+        Node::Dot => parse::complement(parse::LINE_TERMINATORS),
+        Node::Class(class) if class.props.is_empty() => {
+            if class.negated {
+                parse::complement(&class.ranges)
+            } else {
+                class.ranges.clone()
+            }
+        }
+        _ => return None,
+    };
+    Some(Matcher::Run(CharRun::new(&set, min, max)))
+}
+
+#[cfg(test)]
+mod tests;

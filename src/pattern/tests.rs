@@ -1,0 +1,340 @@
+//! Unit tests for ECMA-262 pattern translation.
+
+use std::time::{Duration, Instant};
+
+use super::{DEFAULT_PATTERN_BUDGET, MatchOutcome, Matcher, Pattern, is_valid_syntax};
+
+#[track_caller]
+fn outcome(pattern: &str, subject: &str) -> MatchOutcome {
+    match Pattern::new(pattern, DEFAULT_PATTERN_BUDGET) {
+        Ok(p) => p.find(subject),
+        Err(e) => panic!("{pattern:?} failed to compile: {e}"),
+    }
+}
+
+#[track_caller]
+fn matches(pattern: &str, subject: &str) {
+    assert_eq!(outcome(pattern, subject), MatchOutcome::Match, "{pattern:?} on {subject:?}");
+}
+
+#[track_caller]
+fn rejects(pattern: &str, subject: &str) {
+    assert_eq!(outcome(pattern, subject), MatchOutcome::NoMatch, "{pattern:?} on {subject:?}");
+}
+
+#[track_caller]
+fn invalid(pattern: &str) {
+    assert!(Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).is_err(), "{pattern:?} compiled");
+    assert!(!is_valid_syntax(pattern), "{pattern:?} passed the syntax check");
+}
+
+#[test]
+fn anchors_are_not_multiline() {
+    rejects("^abc$", "abc\n");
+    rejects("^abc$", "x\nabc");
+    matches("^abc$", "abc");
+    matches("abc", "xxabcxx");
+    rejects("^abc$", "abcabc");
+    rejects("a$|^b", "a\n");
+}
+
+#[test]
+fn ascii_shorthand_classes() {
+    matches(r"^\d$", "7");
+    rejects(r"^\d$", "\u{07C0}");
+    matches(r"^\D$", "\u{07C0}");
+    matches(r"^\w$", "_");
+    rejects(r"^\w$", "é");
+    matches(r"^\W$", "é");
+    for ws in ["\u{FEFF}", "\u{A0}", "\u{1680}", "\u{2000}", "\u{200A}", "\u{2028}", "\u{202F}", "\u{3000}", "\u{B}"] {
+        matches(r"^\s$", ws);
+        rejects(r"^\S$", ws);
+    }
+    rejects(r"^\s$", "\u{180E}");
+    matches(r"[\D]", "a");
+    matches(r"^[^\S]$", " ");
+    rejects(r"^[^\S]$", "a");
+}
+
+#[test]
+fn word_boundaries_are_ascii() {
+    matches(r"\bfoo\b", "a foo b");
+    // `é` is not an ECMA-262 word character, so there is a boundary next to it.
+    matches(r"\bfoo\b", "éfooé");
+    rejects(r"\bfoo\b", "_foo_");
+    rejects(r"é\Bx", "éx");
+    matches(r"é\B!", "é!");
+    rejects(r"a\Bb", "a b");
+    matches(r"a\Bb", "ab");
+    // Same through the backtracking engine.
+    matches(r"(?=f)\bfoo\b", "foo");
+    matches(r"(?=f)\bfoo\b", "éfooé");
+    rejects(r"(?=f)\bfoo\b", "afoo");
+    matches(r"(?=a)a\Bb", "ab");
+    rejects(r"(?=a)a\Bb", "a b");
+}
+
+#[test]
+fn dot_excludes_line_terminators() {
+    for lt in ["\n", "\r", "\u{2028}", "\u{2029}"] {
+        rejects("^.$", lt);
+        rejects("^a.b$", &format!("a{lt}b"));
+    }
+    matches("^.$", "\u{1F600}");
+    matches("^.$", "\u{85}");
+}
+
+#[test]
+fn escapes() {
+    matches(r"^\cC$", "\u{3}");
+    matches(r"^\cc$", "\u{3}");
+    matches(r"^\t\n\r\v\f$", "\t\n\r\u{B}\u{C}");
+    matches(r"^\0$", "\0");
+    matches(r"^\x41\u0042\u{43}$", "ABC");
+    matches(r"^\uD83D\uDE00$", "\u{1F600}");
+    matches(r"^[\uD83D\uDE00-\uD83D\uDE4F]$", "\u{1F610}");
+    matches(r"^\/\.\*\+\?\(\)\[\]\{\}\|\^\$\\$", r"/.*+?()[]{}|^$\");
+    matches(r"^[\-\&\%]+$", "-&%");
+    // A lone surrogate can never match a valid string.
+    rejects(r"\uD83D", "\u{1F600}");
+    matches(r"^[^\uD83D]$", "a");
+    invalid(r"\a");
+    invalid(r"\e");
+    invalid(r"\c1");
+    invalid(r"\x4");
+    invalid(r"\u12");
+    invalid(r"\u{110000}");
+    invalid(r"\01");
+    invalid(r"\p");
+    invalid(r"\p{NotAProperty}");
+    invalid("\\");
+}
+
+#[test]
+fn properties() {
+    matches(r"^\p{L}+$", "héllo");
+    matches(r"^\p{Letter}$", "é");
+    matches(r"^\p{Lu}$", "É");
+    rejects(r"^\p{Lu}$", "é");
+    matches(r"^\P{L}$", "1");
+    matches(r"^\p{Script=Greek}$", "α");
+    matches(r"^\p{sc=Grek}$", "α");
+    matches(r"^\p{scx=Grek}$", "α");
+    matches(r"^\p{General_Category=Decimal_Number}$", "৪");
+    matches(r"^[\p{L}\d]+$", "a1é");
+    matches(r"^\p{digit}+$", "৪২");
+    matches(r"^\p{ASCII}$", "a");
+    matches(r"^\p{Any}$", "\u{10FFFF}");
+}
+
+#[test]
+fn classes() {
+    rejects("[]", "a");
+    rejects("[]", "");
+    matches("[^]", "\n");
+    rejects("[^]", "");
+    matches("^[a-c]+$", "abcab");
+    matches(r"^[\w-.]+$", "a-b.c");
+    matches(r"^[.-\w]+$", "a-b.c");
+    matches(r"^[\b]$", "\u{8}");
+    // `[]` is an empty class, so this can never match.
+    rejects("^[]a]$", "a]");
+    invalid("[z-a]");
+    invalid("[a");
+    invalid(r"[\B]");
+    invalid(r"[\1]");
+}
+
+#[test]
+fn quantifiers_and_literal_braces() {
+    matches("^a{2}$", "aa");
+    rejects("^a{2}$", "aaa");
+    matches("^a{2,}$", "aaaa");
+    matches("^a{1,2}b$", "aab");
+    matches("^a{,2}$", "a{,2}");
+    matches("^{$", "{");
+    matches("^a{$", "a{");
+    matches("^}$", "}");
+    matches("^]$", "]");
+    matches("^x{a}$", "x{a}");
+    matches("^a*?b$", "aab");
+    invalid("a{2,1}");
+    invalid("*a");
+    invalid("a**");
+    invalid("a{2}{3}");
+    invalid("{2}");
+    invalid("^*");
+    invalid(r"\b+");
+    invalid("(?=a)*");
+}
+
+#[test]
+fn groups_and_backreferences() {
+    matches("^(a)\\1$", "aa");
+    rejects("^(a)\\1$", "ab");
+    matches("^(?<x>a)\\k<x>$", "aa");
+    matches("^(?:ab)+$", "abab");
+    // A reference to a group that did not take part matches the empty string.
+    matches("^(?:(a)|b)\\1$", "b");
+    matches("^\\1(a)$", "a");
+    matches("(?<=a+)b", "aab");
+    rejects("(?<=a+)b", "b");
+    matches("(?<!a)b", "b");
+    matches("^(?=.*\\d)\\w+$", "ab1");
+    rejects("^(?=.*\\d)\\w+$", "abc");
+    rejects("^(?!a)", "a");
+    // Backreference followed by a digit is not `\10`.
+    matches("^(a)\\1{2}0$", "aaa0");
+    invalid("(?P<name>x)");
+    invalid("(?P<n>a)(?P=n)");
+    invalid("(?#comment)a");
+    invalid("(?i)abc");
+    invalid("(?ims)abc");
+    invalid("^(abc]");
+    invalid("(a");
+    invalid("a)");
+    invalid("\\2(a)");
+    invalid("\\k<x>");
+    invalid("(?<x>a)(?<x>b)");
+    invalid("(?<1>a)");
+}
+
+#[test]
+fn non_bmp() {
+    matches("^🐲*$", "");
+    matches("^🐲*$", "🐲🐲");
+    rejects("^🐲*$", "🐉");
+    matches("^[🐲-🐳]$", "🐳");
+    matches(r"^\u{1F432}$", "🐲");
+}
+
+#[test]
+fn fast_paths_are_exact() {
+    let kind = |p: &str| format!("{:?}", Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher));
+    assert!(kind("abc").contains("Contains"));
+    assert!(kind("^abc").contains("StartsWith"));
+    assert!(kind("abc$").contains("EndsWith"));
+    assert!(kind("^abc$").contains("Equals"));
+    assert!(kind("^[a-z]{2,3}$").contains("Run"));
+    assert!(kind("^.*$").contains("Run"));
+    assert!(kind("a|b").contains("Linear"));
+    matches("", "");
+    matches("", "x");
+    matches("^$", "");
+    rejects("^$", "\n");
+    matches("^[a-z]{2,3}$", "abc");
+    rejects("^[a-z]{2,3}$", "abcd");
+    rejects("^[a-z]{2,3}$", "a");
+    rejects("^[a-z]{2,3}$", "aB");
+    matches("^[^a]{2}$", "é\u{1F600}");
+    rejects("^.*$", "a\nb");
+    matches("^.*$", "");
+    matches(r"^[ \r\n\t\S]+$", "a b\u{1F600}");
+    rejects(r"^[ \r\n\t\S]+$", "a\u{A0}b");
+    let _ = Matcher::Contains(Box::from(""));
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let deep = "(".repeat(100_000) + &")".repeat(100_000);
+    invalid(&deep);
+    let deep = "[".repeat(100_000);
+    invalid(&deep);
+    // Within the bound, run on a small stack to catch recursion that is too heavy.
+    let ok = "(?:".repeat(super::parse::MAX_NEST) + "a" + &")".repeat(super::parse::MAX_NEST);
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || Pattern::new(&ok, DEFAULT_PATTERN_BUDGET).map(|p| p.find("a")))
+        .map(|h| h.join());
+    assert!(matches!(handle, Ok(Ok(Ok(MatchOutcome::Match)))));
+}
+
+#[test]
+fn huge_patterns_are_errors() {
+    assert!(Pattern::new("a{100000}{100000}", DEFAULT_PATTERN_BUDGET).is_err());
+    assert!(Pattern::new("(?:\\w{1000}){1000}", DEFAULT_PATTERN_BUDGET).is_err());
+}
+
+#[test]
+fn pathological_patterns_are_bounded() {
+    let a = "a".repeat(100_000);
+    let word_space = "ab ".repeat(33_333) + "!";
+    let cases: [(&str, String); 6] = [
+        ("^(a+)+$", format!("{a}!")),
+        ("(a|aa)*c", a.clone()),
+        ("(a*)*b", a.clone()),
+        (r"^(\w+\s?)*$", word_space.clone()),
+        (r"(a+)+\1b", a.clone()),
+        (r"^(?=(a+)+$)b", format!("{a}!")),
+    ];
+    for (pattern, subject) in &cases {
+        let start = Instant::now();
+        let result = Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).map(|p| p.find(subject));
+        let elapsed = start.elapsed();
+        assert!(result.is_ok(), "{pattern:?} did not compile");
+        assert!(elapsed < Duration::from_secs(5), "{pattern:?} took {elapsed:?}");
+    }
+    // The backtracking case gives up rather than answering wrongly.
+    let p = Pattern::new(r"(a+)+\1b", DEFAULT_PATTERN_BUDGET).map(|p| p.find(&a));
+    assert!(matches!(p, Ok(MatchOutcome::BudgetExceeded | MatchOutcome::NoMatch)));
+}
+
+/// Every `pattern` and `patternProperties` key in the shared corpora compiles.
+#[test]
+fn corpus_patterns_compile() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let mut files = Vec::new();
+    collect_json(&root.join("corpus/mcp-tools"), &mut files);
+    if let Ok(entries) = std::fs::read_dir(root.join("bench/corpus")) {
+        for entry in entries.flatten() {
+            let schema = entry.path().join("schema.json");
+            if schema.is_file() {
+                files.push(schema);
+            }
+        }
+    }
+    assert!(!files.is_empty(), "no corpus found under {}", root.display());
+    let mut patterns = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        collect_patterns(&value, &mut patterns);
+    }
+    assert!(!patterns.is_empty());
+    let failures: Vec<_> = patterns
+        .iter()
+        .filter_map(|p| Pattern::new(p, DEFAULT_PATTERN_BUDGET).err().map(|e| format!("{p:?}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "corpus patterns failed:\n{}", failures.join("\n"));
+}
+
+fn collect_json(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_json(&path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn collect_patterns(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, child) in map {
+                match (key.as_str(), child) {
+                    ("pattern", serde_json::Value::String(p)) => out.push(p.clone()),
+                    ("patternProperties", serde_json::Value::Object(props)) => {
+                        out.extend(props.keys().cloned());
+                    }
+                    _ => {}
+                }
+                collect_patterns(child, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_patterns(v, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,321 @@
+//! The compiled, immutable schema: an arena of nodes, keywords in one flat vector,
+//! child lists in side tables.
+//!
+//! A node is a range of keywords. Keywords are a closed enum of small variants that point
+//! into side tables by index, so the evaluator walks contiguous memory and a `$ref` is just
+//! a [`NodeId`]: cycles need no reference counting.
+
+use crate::json::{Num, TypeSet};
+use crate::pattern::Pattern;
+use serde_json::{Number, Value};
+use std::sync::Arc;
+
+/// Index of a node in the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct NodeId(pub(crate) u32);
+
+impl NodeId {
+    /// "No node": used for absent optional children (`then`, `else`).
+    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
+
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    #[inline]
+    pub(crate) fn is_none(self) -> bool {
+        self.0 == u32::MAX
+    }
+}
+
+/// A half-open range into a side table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+impl Span {
+    #[inline]
+    pub(crate) fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// One keyword of a node, ready to evaluate.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Keyword {
+    /// The `false` schema.
+    False,
+    Type(TypeSet),
+    Const(u32),
+    Enum(Span),
+    MultipleOf(u32),
+    Maximum(u32),
+    ExclusiveMaximum(u32),
+    Minimum(u32),
+    ExclusiveMinimum(u32),
+    MaxLength(u64),
+    MinLength(u64),
+    Pattern(u32),
+    Format(u32),
+    MaxItems(u64),
+    MinItems(u64),
+    UniqueItems,
+    MaxProperties(u64),
+    MinProperties(u64),
+    Required(Span),
+    DependentRequired(Span),
+    Properties(Span),
+    PatternProperties(Span),
+    AdditionalProperties(u32),
+    PropertyNames(NodeId),
+    DependentSchemas(Span),
+    PrefixItems(Span),
+    /// Applies `node` to every item at index `skip` or later (`items`, `additionalItems`).
+    Items { node: NodeId, skip: u32 },
+    Contains(u32),
+    AllOf(Span),
+    AnyOf(Span),
+    OneOf(Span),
+    Not(NodeId),
+    If { cond: NodeId, then: NodeId, els: NodeId },
+    Ref(NodeId),
+    DynamicRef(u32),
+    UnevaluatedProperties(NodeId),
+    UnevaluatedItems(NodeId),
+    Content(u32),
+}
+
+/// How a keyword is named in the schema, for locations (`items` may be `additionalItems`).
+pub(crate) type KeywordName = &'static str;
+
+/// A node: a schema object (or boolean) compiled to a range of keywords.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) keywords: Span,
+    /// The schema resource this node belongs to (for the dynamic scope).
+    pub(crate) resource: u32,
+}
+
+/// `additionalProperties` with what it must skip: its siblings' names and patterns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Additional {
+    pub(crate) node: NodeId,
+    pub(crate) properties: Span,
+    pub(crate) patterns: Span,
+}
+
+/// `contains` with its bounds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Contains {
+    pub(crate) node: NodeId,
+    pub(crate) min: u64,
+    pub(crate) max: Option<u64>,
+}
+
+/// A `$dynamicRef` (or `$recursiveRef`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DynamicRef {
+    /// Where the reference resolves statically.
+    pub(crate) target: NodeId,
+    /// The anchor name to look for in the dynamic scope, when the reference is dynamic.
+    pub(crate) anchor: Option<u32>,
+}
+
+/// A limit from the schema: its original text and its comparable form.
+#[derive(Debug, Clone)]
+pub(crate) struct Limit {
+    pub(crate) number: Number,
+    pub(crate) num: Num,
+}
+
+/// `format`, resolved at compile time.
+#[derive(Debug, Clone)]
+pub(crate) struct FormatCheck {
+    pub(crate) name: Arc<str>,
+    /// Whether failing the format is an error (assertion) or only an annotation.
+    pub(crate) assert: bool,
+    /// A user-registered checker, when one was given for this name.
+    pub(crate) custom: Option<fn(&str) -> bool>,
+}
+
+/// `contentEncoding`/`contentMediaType`, when they assert.
+#[derive(Debug, Clone)]
+pub(crate) struct ContentCheck {
+    pub(crate) encoding: Option<Arc<str>>,
+    pub(crate) media_type: Option<Arc<str>>,
+}
+
+/// A schema resource: a document root or a subschema with its own `$id`.
+#[derive(Debug, Clone)]
+pub(crate) struct Resource {
+    /// Its absolute URI, without fragment.
+    pub(crate) uri: Arc<str>,
+    /// `$dynamicAnchor`s it defines: (interned name, node).
+    pub(crate) dynamic_anchors: Vec<(u32, NodeId)>,
+}
+
+/// Cold per-node data, used only to render locations.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeInfo {
+    /// JSON pointer of the node inside its document.
+    pub(crate) pointer: Box<str>,
+    /// JSON pointer of the node relative to its resource root (for absolute locations).
+    pub(crate) resource_pointer: Box<str>,
+}
+
+/// Everything a compiled schema holds.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) keywords: Vec<Keyword>,
+    pub(crate) keyword_names: Vec<KeywordName>,
+    pub(crate) node_info: Vec<NodeInfo>,
+    pub(crate) root: NodeId,
+    pub(crate) values: Vec<Value>,
+    pub(crate) limits: Vec<Limit>,
+    pub(crate) strings: Vec<Arc<str>>,
+    pub(crate) properties: Vec<(Arc<str>, NodeId)>,
+    pub(crate) pattern_properties: Vec<(u32, NodeId)>,
+    pub(crate) additional: Vec<Additional>,
+    pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
+    pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
+    pub(crate) node_lists: Vec<NodeId>,
+    pub(crate) contains: Vec<Contains>,
+    pub(crate) dynamic_refs: Vec<DynamicRef>,
+    pub(crate) patterns: Vec<Pattern>,
+    pub(crate) pattern_sources: Vec<Arc<str>>,
+    pub(crate) formats: Vec<FormatCheck>,
+    pub(crate) contents: Vec<ContentCheck>,
+    pub(crate) resources: Vec<Resource>,
+}
+
+impl Compiled {
+    #[inline]
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn keywords_of(&self, id: NodeId) -> &[Keyword] {
+        &self.keywords[self.nodes[id.index()].keywords.range()]
+    }
+
+    #[inline]
+    pub(crate) fn node_list(&self, span: Span) -> &[NodeId] {
+        &self.node_lists[span.range()]
+    }
+}
+
+/// A compiled schema: immutable, `Send + Sync`, cheap to clone and share across threads.
+///
+/// ```
+/// use toolschema::Schema;
+/// use serde_json::json;
+///
+/// let schema = Schema::compile(&json!({
+///     "type": "object",
+///     "properties": {"count": {"type": "integer", "maximum": 10}},
+///     "required": ["count"]
+/// }))?;
+/// assert!(schema.is_valid(&json!({"count": 3})));
+/// assert!(!schema.is_valid(&json!({"count": 11})));
+/// # Ok::<(), toolschema::SchemaError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub(crate) compiled: Arc<Compiled>,
+}
+
+impl Schema {
+    /// Compiles a JSON Schema 2020-12 document with the default [`Options`](crate::Options).
+    ///
+    /// # Errors
+    /// A [`SchemaError`](crate::SchemaError) naming the keyword and its location when the
+    /// schema is malformed, exceeds the default [`Limits`](crate::Limits), or has a
+    /// reference that resolves to nothing inside the document.
+    pub fn compile(schema: &Value) -> Result<Schema, crate::SchemaError> {
+        crate::Options::new().compile(schema)
+    }
+
+    /// Whether `instance` conforms. Short-circuits at the first failure and allocates
+    /// nothing on the heap in steady state.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        crate::validate::is_valid(&self.compiled, instance)
+    }
+
+    /// Validates `instance`, returning every error when it does not conform.
+    ///
+    /// # Errors
+    /// [`ValidationErrors`](crate::ValidationErrors), in evaluation order.
+    ///
+    /// ```
+    /// use toolschema::Schema;
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"properties": {"count": {"maximum": 10}}}))?;
+    /// let errors = schema.validate(&json!({"count": 15})).unwrap_err();
+    /// assert_eq!(errors.to_string(), "/count: must be at most 10");
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    pub fn validate(&self, instance: &Value) -> Result<(), crate::ValidationErrors> {
+        let errors = crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::ValidationErrors::new(errors))
+        }
+    }
+
+    /// The errors of `instance`, lazily: errors are produced a batch at a time, so a huge
+    /// invalid instance never builds an unbounded list.
+    pub fn iter_errors<'s, 'v>(&'s self, instance: &'v Value) -> ErrorIter<'s, 'v> {
+        ErrorIter {
+            compiled: &self.compiled,
+            instance,
+            produced: 0,
+            batch: Vec::new().into_iter(),
+            done: false,
+        }
+    }
+}
+
+/// The iterator [`Schema::iter_errors`] returns.
+#[derive(Debug)]
+pub struct ErrorIter<'s, 'v> {
+    compiled: &'s Compiled,
+    instance: &'v Value,
+    produced: usize,
+    batch: std::vec::IntoIter<crate::ValidationError>,
+    done: bool,
+}
+
+impl Iterator for ErrorIter<'_, '_> {
+    type Item = crate::ValidationError;
+
+    fn next(&mut self) -> Option<crate::ValidationError> {
+        const BATCH: usize = 256;
+        if let Some(e) = self.batch.next() {
+            self.produced += 1;
+            return Some(e);
+        }
+        if self.done {
+            return None;
+        }
+        let errors = crate::validate::collect_errors(self.compiled, self.instance, self.produced, BATCH);
+        if errors.len() < BATCH {
+            self.done = true;
+        }
+        self.batch = errors.into_iter();
+        let e = self.batch.next()?;
+        self.produced += 1;
+        Some(e)
+    }
+}

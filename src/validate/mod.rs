@@ -1,0 +1,799 @@
+//! The evaluator: one `match` over keywords, generic over what it collects.
+//!
+//! [`is_valid`] runs it with a collector that records nothing and stops at the first
+//! failure; [`collect_errors`] runs the same code with a collector that builds
+//! [`ValidationError`]s. Locations are kept as linked lists on the call stack (instance
+//! path, dynamic scope, reference hops), so the fail-fast path never touches the heap.
+
+mod location;
+mod unevaluated;
+
+use crate::error::{ErrorKind, ValidationError};
+use crate::json::{self, JsonType};
+use crate::pattern::MatchOutcome;
+use crate::schema::{Compiled, Keyword, NodeId};
+use location::{Hop, Path, Seg};
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+
+/// Below this much free stack, evaluation continues on a freshly allocated segment, so an
+/// instance of any depth gets an answer instead of overflowing the stack.
+const RED_ZONE: usize = 128 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// The resources evaluation has entered, innermost first (for `$dynamicRef`).
+#[derive(Clone, Copy)]
+pub(crate) struct Scope<'a> {
+    pub(crate) resource: u32,
+    pub(crate) parent: Option<&'a Scope<'a>>,
+}
+
+/// Where evaluation stands: instance location, dynamic scope, and the last reference hop.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub(crate) path: &'a Path<'a>,
+    pub(crate) scope: &'a Scope<'a>,
+    pub(crate) hop: &'a Hop<'a>,
+}
+
+/// What an evaluation collects.
+pub(crate) trait Collector {
+    /// Stop at the first failure (nothing to report but the answer).
+    const FAIL_FAST: bool;
+
+    /// Records a failed keyword. `child` names an instance location below `ctx.path` when
+    /// the error is about one property or item.
+    fn error(
+        &mut self,
+        c: &Compiled,
+        ctx: Ctx<'_>,
+        node: NodeId,
+        keyword: usize,
+        child: Option<Seg<'_>>,
+        kind: ErrorKind,
+        causes: Vec<ValidationError>,
+    );
+
+    /// Whether the collector wants no more errors.
+    fn full(&self) -> bool;
+
+    /// A fresh collector of the same kind, for branches whose errors may be discarded.
+    fn branch(&self) -> Self;
+
+    /// The branch's errors, taken.
+    fn take(&mut self) -> Vec<ValidationError>;
+}
+
+/// Collects nothing: the `is_valid` path.
+pub(crate) struct FailFast;
+
+impl Collector for FailFast {
+    const FAIL_FAST: bool = true;
+    #[inline(always)]
+    fn error(&mut self, _: &Compiled, _: Ctx<'_>, _: NodeId, _: usize, _: Option<Seg<'_>>, _: ErrorKind, _: Vec<ValidationError>) {}
+    #[inline(always)]
+    fn full(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn branch(&self) -> Self {
+        FailFast
+    }
+    #[inline(always)]
+    fn take(&mut self) -> Vec<ValidationError> {
+        Vec::new()
+    }
+}
+
+/// Collects errors `skip..skip + max` in evaluation order.
+pub(crate) struct Errors {
+    seen: usize,
+    skip: usize,
+    max: usize,
+    errors: Vec<ValidationError>,
+}
+
+impl Collector for Errors {
+    const FAIL_FAST: bool = false;
+
+    fn error(
+        &mut self,
+        c: &Compiled,
+        ctx: Ctx<'_>,
+        node: NodeId,
+        keyword: usize,
+        child: Option<Seg<'_>>,
+        kind: ErrorKind,
+        causes: Vec<ValidationError>,
+    ) {
+        self.seen += 1;
+        if self.seen <= self.skip || self.errors.len() >= self.max {
+            return;
+        }
+        let instance_location = location::instance_pointer(ctx.path, child);
+        let keyword_location = location::keyword_pointer(c, ctx.hop, node, keyword);
+        let absolute = location::absolute_keyword_location(c, node, keyword);
+        self.errors.push(ValidationError::new(instance_location, keyword_location, absolute, kind, causes));
+    }
+
+    fn full(&self) -> bool {
+        self.errors.len() >= self.max
+    }
+
+    fn branch(&self) -> Self {
+        Errors { seen: 0, skip: 0, max: usize::MAX, errors: Vec::new() }
+    }
+
+    fn take(&mut self) -> Vec<ValidationError> {
+        std::mem::take(&mut self.errors)
+    }
+}
+
+/// Whether `instance` conforms to the compiled schema.
+pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
+    let path = Path::root();
+    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let hop = Hop::root(c.root);
+    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
+    eval(c, c.root, instance, ctx, &mut FailFast)
+}
+
+/// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
+pub(crate) fn collect_errors(c: &Compiled, instance: &Value, skip: usize, max: usize) -> Vec<ValidationError> {
+    let path = Path::root();
+    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let hop = Hop::root(c.root);
+    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
+    let mut errors = Errors { seen: 0, skip, max, errors: Vec::new() };
+    eval(c, c.root, instance, ctx, &mut errors);
+    errors.errors
+}
+
+/// Whether `instance` conforms to `node`, in the given context, collecting nothing.
+#[inline]
+pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>) -> bool {
+    eval(c, node, instance, ctx, &mut FailFast)
+}
+
+/// Evaluates `node` against `instance`.
+#[inline]
+pub(crate) fn eval<C: Collector>(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>, col: &mut C) -> bool {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || eval_node(c, node, instance, ctx, col))
+}
+
+thread_local! {
+    /// A reusable string value for evaluating `propertyNames` without allocating per key.
+    static KEY_SCRATCH: RefCell<Value> = const { RefCell::new(Value::Null) };
+}
+
+/// Evaluates `node` against a property name, as a JSON string.
+fn eval_key<C: Collector>(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>, col: &mut C) -> bool {
+    KEY_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            match &mut *slot {
+                Value::String(s) => {
+                    s.clear();
+                    s.push_str(key);
+                }
+                other => *other = Value::String(key.to_string()),
+            }
+            let value = std::mem::take(&mut *slot);
+            drop(slot);
+            let ok = eval(c, node, &value, ctx, col);
+            if let Ok(mut slot) = cell.try_borrow_mut() {
+                *slot = value;
+            }
+            ok
+        }
+        Err(_) => eval(c, node, &Value::String(key.to_string()), ctx, col),
+    })
+}
+
+fn is_false_schema(c: &Compiled, node: NodeId) -> bool {
+    matches!(c.keywords_of(node), [Keyword::False])
+}
+
+fn eval_node<C: Collector>(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>, col: &mut C) -> bool {
+    let n = c.node(node);
+    // Entering another resource extends the dynamic scope.
+    let pushed;
+    let ctx = if n.resource != ctx.scope.resource {
+        pushed = Scope { resource: n.resource, parent: Some(ctx.scope) };
+        Ctx { scope: &pushed, ..ctx }
+    } else {
+        ctx
+    };
+    let mut valid = true;
+    let start = n.keywords.start as usize;
+    for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
+        let k = start + offset;
+        let ok = eval_keyword(c, node, k, *kw, instance, ctx, col);
+        if !ok {
+            valid = false;
+            if C::FAIL_FAST || col.full() {
+                return false;
+            }
+        }
+    }
+    valid
+}
+
+macro_rules! fail {
+    ($col:expr, $c:expr, $ctx:expr, $node:expr, $k:expr, $kind:expr) => {{
+        if !C::FAIL_FAST {
+            $col.error($c, $ctx, $node, $k, None, $kind, Vec::new());
+        }
+        false
+    }};
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn eval_keyword<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    kw: Keyword,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match kw {
+        Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
+        Keyword::Type(set) => {
+            let found = JsonType::of(instance);
+            set.admits(found) || fail!(col, c, ctx, node, k, ErrorKind::Type { expected: set, found })
+        }
+        Keyword::Const(i) => {
+            json::equal(instance, &c.values[i as usize]) || fail!(col, c, ctx, node, k, ErrorKind::Const)
+        }
+        Keyword::Enum(span) => {
+            c.values[span.range()].iter().any(|v| json::equal(instance, v))
+                || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
+        }
+        Keyword::MultipleOf(i) => match instance {
+            Value::Number(x) => {
+                let m = &c.limits[i as usize];
+                json::is_multiple_of(x, &m.number)
+                    || fail!(col, c, ctx, node, k, ErrorKind::MultipleOf { multiple_of: m.number.clone() })
+            }
+            _ => true,
+        },
+        Keyword::Maximum(i) | Keyword::ExclusiveMaximum(i) | Keyword::Minimum(i) | Keyword::ExclusiveMinimum(i) => {
+            let Value::Number(x) = instance else { return true };
+            let limit = &c.limits[i as usize];
+            let ord = json::cmp_num(json::Num::of(x), limit.num);
+            let ok = match kw {
+                Keyword::Maximum(_) => ord != Ordering::Greater,
+                Keyword::ExclusiveMaximum(_) => ord == Ordering::Less,
+                Keyword::Minimum(_) => ord != Ordering::Less,
+                _ => ord == Ordering::Greater,
+            };
+            ok || {
+                let limit = limit.number.clone();
+                let kind = match kw {
+                    Keyword::Maximum(_) => ErrorKind::Maximum { limit },
+                    Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },
+                    Keyword::Minimum(_) => ErrorKind::Minimum { limit },
+                    _ => ErrorKind::ExclusiveMinimum { limit },
+                };
+                fail!(col, c, ctx, node, k, kind)
+            }
+        }
+        Keyword::MaxLength(max) => match instance {
+            // A string has no more code points than bytes.
+            Value::String(s) => {
+                s.len() as u64 <= max
+                    || json::char_count(s) as u64 <= max
+                    || fail!(col, c, ctx, node, k, ErrorKind::MaxLength { limit: max })
+            }
+            _ => true,
+        },
+        Keyword::MinLength(min) => match instance {
+            Value::String(s) => {
+                (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
+                    || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
+            }
+            _ => true,
+        },
+        Keyword::Pattern(i) => match instance {
+            Value::String(s) => match c.patterns[i as usize].find(s) {
+                MatchOutcome::Match => true,
+                MatchOutcome::NoMatch => {
+                    fail!(col, c, ctx, node, k, ErrorKind::Pattern { pattern: c.pattern_sources[i as usize].clone() })
+                }
+                MatchOutcome::BudgetExceeded => fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::PatternBudgetExceeded { pattern: c.pattern_sources[i as usize].clone() }
+                ),
+            },
+            _ => true,
+        },
+        Keyword::Format(i) => match instance {
+            Value::String(s) => {
+                let f = &c.formats[i as usize];
+                let ok = match f.custom {
+                    Some(check) => check(s),
+                    None => crate::format::check(&f.name, s).unwrap_or(true),
+                };
+                ok || !f.assert || fail!(col, c, ctx, node, k, ErrorKind::Format { format: f.name.clone() })
+            }
+            _ => true,
+        },
+        Keyword::Content(i) => match instance {
+            Value::String(s) => content(c, i, s, ctx, node, k, col),
+            _ => true,
+        },
+        Keyword::MaxItems(max) => match instance {
+            Value::Array(a) => a.len() as u64 <= max || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max }),
+            _ => true,
+        },
+        Keyword::MinItems(min) => match instance {
+            Value::Array(a) => a.len() as u64 >= min || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min }),
+            _ => true,
+        },
+        Keyword::UniqueItems => match instance {
+            Value::Array(a) => match duplicate(a) {
+                None => true,
+                Some((first, second)) => fail!(col, c, ctx, node, k, ErrorKind::UniqueItems { first, second }),
+            },
+            _ => true,
+        },
+        Keyword::MaxProperties(max) => match instance {
+            Value::Object(o) => {
+                o.len() as u64 <= max || fail!(col, c, ctx, node, k, ErrorKind::MaxProperties { limit: max })
+            }
+            _ => true,
+        },
+        Keyword::MinProperties(min) => match instance {
+            Value::Object(o) => {
+                o.len() as u64 >= min || fail!(col, c, ctx, node, k, ErrorKind::MinProperties { limit: min })
+            }
+            _ => true,
+        },
+        Keyword::Required(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for name in &c.strings[span.range()] {
+                    if !o.contains_key(name.as_ref()) {
+                        ok = false;
+                        if C::FAIL_FAST {
+                            return false;
+                        }
+                        col.error(c, ctx, node, k, None, ErrorKind::Required { property: name.clone() }, Vec::new());
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::DependentRequired(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for (trigger, names) in &c.dependent_required[span.range()] {
+                    if !o.contains_key(trigger.as_ref()) {
+                        continue;
+                    }
+                    for name in &c.strings[names.range()] {
+                        if !o.contains_key(name.as_ref()) {
+                            ok = false;
+                            if C::FAIL_FAST {
+                                return false;
+                            }
+                            col.error(
+                                c,
+                                ctx,
+                                node,
+                                k,
+                                None,
+                                ErrorKind::DependentRequired { property: trigger.clone(), missing: name.clone() },
+                                Vec::new(),
+                            );
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::Properties(span) => match instance {
+            Value::Object(o) => properties(c, span, o, ctx, col),
+            _ => true,
+        },
+        Keyword::PatternProperties(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for (key, value) in o {
+                    for &(p, child) in &c.pattern_properties[span.range()] {
+                        match c.patterns[p as usize].find(key) {
+                            MatchOutcome::NoMatch => continue,
+                            MatchOutcome::Match => {
+                                let path = ctx.path.push(Seg::Key(key));
+                                if !eval(c, child, value, Ctx { path: &path, ..ctx }, col) {
+                                    ok = false;
+                                    if C::FAIL_FAST || col.full() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            MatchOutcome::BudgetExceeded => {
+                                ok = false;
+                                if C::FAIL_FAST {
+                                    return false;
+                                }
+                                let pattern = c.pattern_sources[p as usize].clone();
+                                col.error(
+                                    c,
+                                    ctx,
+                                    node,
+                                    k,
+                                    Some(Seg::Key(key)),
+                                    ErrorKind::PatternBudgetExceeded { pattern },
+                                    Vec::new(),
+                                );
+                            }
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::AdditionalProperties(i) => match instance {
+            Value::Object(o) => {
+                let a = c.additional[i as usize];
+                let names = &c.properties[a.properties.range()];
+                let forbidden = is_false_schema(c, a.node);
+                let mut ok = true;
+                for (key, value) in o {
+                    if names.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())).is_ok() {
+                        continue;
+                    }
+                    let matched = c.pattern_properties[a.patterns.range()]
+                        .iter()
+                        .any(|&(p, _)| c.patterns[p as usize].find(key) != MatchOutcome::NoMatch);
+                    if matched {
+                        continue;
+                    }
+                    let item_ok = if forbidden {
+                        if !C::FAIL_FAST {
+                            col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::AdditionalProperties, Vec::new());
+                        }
+                        false
+                    } else {
+                        let path = ctx.path.push(Seg::Key(key));
+                        eval(c, a.node, value, Ctx { path: &path, ..ctx }, col)
+                    };
+                    if !item_ok {
+                        ok = false;
+                        if C::FAIL_FAST || col.full() {
+                            return false;
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::PropertyNames(child) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for key in o.keys() {
+                    if !eval_key(c, child, key, ctx, &mut FailFast) {
+                        ok = false;
+                        if C::FAIL_FAST {
+                            return false;
+                        }
+                        let mut branch = col.branch();
+                        let path = ctx.path.push(Seg::Key(key));
+                        eval_key(c, child, key, Ctx { path: &path, ..ctx }, &mut branch);
+                        let causes = branch.take();
+                        col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::PropertyNames, causes);
+                        if col.full() {
+                            return false;
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::DependentSchemas(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for (name, child) in &c.dependent_schemas[span.range()] {
+                    if o.contains_key(name.as_ref()) && !eval(c, *child, instance, ctx, col) {
+                        ok = false;
+                        if C::FAIL_FAST || col.full() {
+                            return false;
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::PrefixItems(span) => match instance {
+            Value::Array(items) => {
+                let mut ok = true;
+                for (i, (child, item)) in c.node_list(span).iter().zip(items).enumerate() {
+                    let path = ctx.path.push(Seg::Index(i));
+                    if !eval(c, *child, item, Ctx { path: &path, ..ctx }, col) {
+                        ok = false;
+                        if C::FAIL_FAST || col.full() {
+                            return false;
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::Items { node: child, skip } => match instance {
+            Value::Array(items) => {
+                let mut ok = true;
+                let forbidden = c.keyword_names[k] == "additionalItems" && is_false_schema(c, child);
+                for (i, item) in items.iter().enumerate().skip(skip as usize) {
+                    let item_ok = if forbidden {
+                        if !C::FAIL_FAST {
+                            col.error(c, ctx, node, k, Some(Seg::Index(i)), ErrorKind::AdditionalItems, Vec::new());
+                        }
+                        false
+                    } else {
+                        let path = ctx.path.push(Seg::Index(i));
+                        eval(c, child, item, Ctx { path: &path, ..ctx }, col)
+                    };
+                    if !item_ok {
+                        ok = false;
+                        if C::FAIL_FAST || col.full() {
+                            return false;
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::Contains(i) => match instance {
+            Value::Array(items) => {
+                let spec = c.contains[i as usize];
+                let mut count = 0u64;
+                for (idx, item) in items.iter().enumerate() {
+                    let path = ctx.path.push(Seg::Index(idx));
+                    if valid_at(c, spec.node, item, Ctx { path: &path, ..ctx }) {
+                        count += 1;
+                        if spec.max.is_none_or(|max| count > max) && count >= spec.min {
+                            break;
+                        }
+                    }
+                }
+                if count < spec.min {
+                    let kind = if spec.min == 1 && c.keyword_names[k] == "contains" {
+                        ErrorKind::Contains
+                    } else {
+                        ErrorKind::MinContains { limit: spec.min }
+                    };
+                    return fail!(col, c, ctx, node, k, kind);
+                }
+                match spec.max {
+                    Some(max) if count > max => fail!(col, c, ctx, node, k, ErrorKind::MaxContains { limit: max }),
+                    _ => true,
+                }
+            }
+            _ => true,
+        },
+        Keyword::AllOf(span) => {
+            let mut ok = true;
+            for child in c.node_list(span) {
+                if !eval(c, *child, instance, ctx, col) {
+                    ok = false;
+                    if C::FAIL_FAST || col.full() {
+                        return false;
+                    }
+                }
+            }
+            ok
+        }
+        Keyword::AnyOf(span) => {
+            let children = c.node_list(span);
+            if children.iter().any(|child| valid_at(c, *child, instance, ctx)) {
+                return true;
+            }
+            if !C::FAIL_FAST {
+                let causes = branch_errors(c, children, instance, ctx, col);
+                col.error(c, ctx, node, k, None, ErrorKind::AnyOf { branches: children.len() }, causes);
+            }
+            false
+        }
+        Keyword::OneOf(span) => {
+            let children = c.node_list(span);
+            let mut matched = 0;
+            for child in children {
+                if valid_at(c, *child, instance, ctx) {
+                    matched += 1;
+                    if matched > 1 {
+                        break;
+                    }
+                }
+            }
+            if matched == 1 {
+                return true;
+            }
+            if !C::FAIL_FAST {
+                let causes = if matched == 0 { branch_errors(c, children, instance, ctx, col) } else { Vec::new() };
+                col.error(c, ctx, node, k, None, ErrorKind::OneOf { branches: children.len(), matched }, causes);
+            }
+            false
+        }
+        Keyword::Not(child) => !valid_at(c, child, instance, ctx) || fail!(col, c, ctx, node, k, ErrorKind::Not),
+        Keyword::If { cond, then, els } => {
+            if then.is_none() && els.is_none() {
+                return true;
+            }
+            let branch = if valid_at(c, cond, instance, ctx) { then } else { els };
+            branch.is_none() || eval(c, branch, instance, ctx, col)
+        }
+        Keyword::Ref(target) => {
+            let hop = Hop { parent: Some(ctx.hop), via: node, via_keyword: k, entry: target };
+            eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
+        }
+        Keyword::DynamicRef(i) => {
+            let target = dynamic_target(c, i, ctx.scope);
+            let hop = Hop { parent: Some(ctx.hop), via: node, via_keyword: k, entry: target };
+            eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
+        }
+        Keyword::UnevaluatedProperties(child) => match instance {
+            Value::Object(o) => unevaluated::properties(c, node, k, child, instance, o, ctx, col),
+            _ => true,
+        },
+        Keyword::UnevaluatedItems(child) => match instance {
+            Value::Array(items) => unevaluated::items(c, node, k, child, instance, items, ctx, col),
+            _ => true,
+        },
+    }
+}
+
+/// `properties`: looks up each declared name in the instance.
+#[inline]
+fn properties<C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for (name, child) in &c.properties[span.range()] {
+        if let Some((key, value)) = o.get_key_value(name.as_ref()) {
+            let path = ctx.path.push(Seg::Key(key));
+            if !eval(c, *child, value, Ctx { path: &path, ..ctx }, col) {
+                ok = false;
+                if C::FAIL_FAST || col.full() {
+                    return false;
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// The errors of every branch, for an `anyOf`/`oneOf` that none matched.
+fn branch_errors<C: Collector>(
+    c: &Compiled,
+    children: &[NodeId],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &C,
+) -> Vec<ValidationError> {
+    let mut branch = col.branch();
+    for child in children {
+        eval(c, *child, instance, ctx, &mut branch);
+    }
+    branch.take()
+}
+
+/// Where a `$dynamicRef` (or `$recursiveRef`) lands in the current dynamic scope: the
+/// outermost resource that defines the anchor, else the static target.
+pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId {
+    let d = c.dynamic_refs[i as usize];
+    let Some(name) = d.anchor else { return d.target };
+    let mut found = d.target;
+    let mut s = Some(scope);
+    while let Some(link) = s {
+        if let Some(&(_, id)) = c.resources[link.resource as usize].dynamic_anchors.iter().find(|(n, _)| *n == name) {
+            found = id;
+        }
+        s = link.parent;
+    }
+    found
+}
+
+/// The first pair of equal items, if any.
+fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    if items.len() <= 32 {
+        for i in 0..items.len() {
+            for j in i + 1..items.len() {
+                if json::equal(&items[i], &items[j]) {
+                    return Some((i, j));
+                }
+            }
+        }
+        return None;
+    }
+    // Large arrays: hash first, compare only on collision.
+    use std::hash::{BuildHasher, Hasher};
+    let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
+    let mut seen: ahash::AHashMap<u64, smallvec::SmallVec<[usize; 1]>> = ahash::AHashMap::with_capacity(items.len());
+    for (j, item) in items.iter().enumerate() {
+        let mut h = state.build_hasher();
+        json::hash_value(item, &mut h);
+        let bucket = seen.entry(h.finish()).or_default();
+        if let Some(&i) = bucket.iter().find(|&&i| json::equal(&items[i], item)) {
+            return Some((i, j));
+        }
+        bucket.push(j);
+    }
+    None
+}
+
+/// `contentEncoding: base64` and `contentMediaType: application/json`, when they assert.
+fn content<C: Collector>(c: &Compiled, i: u32, s: &str, ctx: Ctx<'_>, node: NodeId, k: usize, col: &mut C) -> bool {
+    let check = &c.contents[i as usize];
+    let decoded: std::borrow::Cow<'_, [u8]> = match &check.encoding {
+        Some(enc) => match base64_decode(s) {
+            Some(bytes) => std::borrow::Cow::Owned(bytes),
+            None => return fail!(col, c, ctx, node, k, ErrorKind::ContentEncoding { encoding: enc.clone() }),
+        },
+        None => std::borrow::Cow::Borrowed(s.as_bytes()),
+    };
+    match &check.media_type {
+        Some(mt) if serde_json::from_slice::<serde::de::IgnoredAny>(&decoded).is_err() => {
+            fail!(col, c, ctx, node, k, ErrorKind::ContentMediaType { media_type: mt.clone() })
+        }
+        _ => true,
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding) decoding.
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let bytes = s.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for chunk in bytes.chunks(4) {
+        let mut buf = [0u8; 4];
+        let mut pad = 0;
+        for (i, &b) in chunk.iter().enumerate() {
+            buf[i] = match b {
+                b'A'..=b'Z' => b - b'A',
+                b'a'..=b'z' => b - b'a' + 26,
+                b'0'..=b'9' => b - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                b'=' if i >= 2 => {
+                    pad += 1;
+                    0
+                }
+                _ => return None,
+            };
+            if pad > 0 && b != b'=' {
+                return None;
+            }
+        }
+        let n = (u32::from(buf[0]) << 18) | (u32::from(buf[1]) << 12) | (u32::from(buf[2]) << 6) | u32::from(buf[3]);
+        out.push((n >> 16) as u8);
+        if pad < 2 {
+            out.push((n >> 8) as u8);
+        }
+        if pad < 1 {
+            out.push(n as u8);
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,185 @@
+//! `unevaluatedProperties` and `unevaluatedItems`, without allocating.
+//!
+//! Rather than collecting annotations into sets, each property (or item) asks the node's
+//! other keywords, and the in-place subschemas that succeeded, whether they evaluated it.
+//! Branches of `anyOf`/`oneOf`/`if` are re-checked for validity; everything reached through
+//! `allOf`, `$ref` and siblings is valid whenever the node got this far.
+
+use super::location::Seg;
+use super::{Collector, Ctx, Scope, dynamic_target, eval, valid_at};
+use crate::error::ErrorKind;
+use crate::pattern::MatchOutcome;
+use crate::schema::{Compiled, Keyword, NodeId};
+use serde_json::{Map, Value};
+
+/// Context with the dynamic scope extended when `node` is in another resource.
+fn enter<'a>(c: &Compiled, node: NodeId, scope: &'a Scope<'a>) -> Scope<'a> {
+    let r = c.node(node).resource;
+    if r != scope.resource { Scope { resource: r, parent: Some(scope) } } else { *scope }
+}
+
+/// Whether `node` (valid against `instance`) evaluated property `key`.
+/// `top` skips the node's own `unevaluatedProperties`.
+fn evaluated_property(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    o: &Map<String, Value>,
+    key: &str,
+    ctx: Ctx<'_>,
+    top: bool,
+) -> bool {
+    let scope = enter(c, node, ctx.scope);
+    let ctx = Ctx { scope: &scope, ..ctx };
+    stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
+        c.keywords_of(node).iter().any(|kw| match *kw {
+            Keyword::Properties(span) => {
+                c.properties[span.range()].binary_search_by(|(n, _)| n.as_ref().cmp(key)).is_ok()
+            }
+            Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
+                .iter()
+                .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match),
+            Keyword::AdditionalProperties(_) => true,
+            Keyword::UnevaluatedProperties(_) => !top,
+            Keyword::AllOf(span) => {
+                c.node_list(span).iter().any(|&n| evaluated_property(c, n, instance, o, key, ctx, false))
+            }
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => c
+                .node_list(span)
+                .iter()
+                .any(|&n| valid_at(c, n, instance, ctx) && evaluated_property(c, n, instance, o, key, ctx, false)),
+            Keyword::If { cond, then, els } => {
+                if valid_at(c, cond, instance, ctx) {
+                    evaluated_property(c, cond, instance, o, key, ctx, false)
+                        || (!then.is_none() && evaluated_property(c, then, instance, o, key, ctx, false))
+                } else {
+                    !els.is_none() && evaluated_property(c, els, instance, o, key, ctx, false)
+                }
+            }
+            Keyword::DependentSchemas(span) => c.dependent_schemas[span.range()]
+                .iter()
+                .any(|(name, n)| o.contains_key(name.as_ref()) && evaluated_property(c, *n, instance, o, key, ctx, false)),
+            Keyword::Ref(target) => evaluated_property(c, target, instance, o, key, ctx, false),
+            Keyword::DynamicRef(i) => {
+                let target = dynamic_target(c, i, ctx.scope);
+                evaluated_property(c, target, instance, o, key, ctx, false)
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Whether `node` (valid against `items`) evaluated item `index`.
+fn evaluated_item(c: &Compiled, node: NodeId, instance: &Value, items: &[Value], index: usize, ctx: Ctx<'_>, top: bool) -> bool {
+    let scope = enter(c, node, ctx.scope);
+    let ctx = Ctx { scope: &scope, ..ctx };
+    stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
+        c.keywords_of(node).iter().any(|kw| match *kw {
+            Keyword::PrefixItems(span) => index < span.len(),
+            Keyword::Items { skip, .. } => index >= skip as usize,
+            Keyword::Contains(i) => valid_at(c, c.contains[i as usize].node, &items[index], ctx),
+            Keyword::UnevaluatedItems(_) => !top,
+            Keyword::AllOf(span) => {
+                c.node_list(span).iter().any(|&n| evaluated_item(c, n, instance, items, index, ctx, false))
+            }
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => c
+                .node_list(span)
+                .iter()
+                .any(|&n| valid_at(c, n, instance, ctx) && evaluated_item(c, n, instance, items, index, ctx, false)),
+            Keyword::If { cond, then, els } => {
+                if valid_at(c, cond, instance, ctx) {
+                    evaluated_item(c, cond, instance, items, index, ctx, false)
+                        || (!then.is_none() && evaluated_item(c, then, instance, items, index, ctx, false))
+                } else {
+                    !els.is_none() && evaluated_item(c, els, instance, items, index, ctx, false)
+                }
+            }
+            Keyword::DependentSchemas(span) => {
+                let Value::Object(o) = instance else { return false };
+                c.dependent_schemas[span.range()]
+                    .iter()
+                    .any(|(name, n)| o.contains_key(name.as_ref()) && evaluated_item(c, *n, instance, items, index, ctx, false))
+            }
+            Keyword::Ref(target) => evaluated_item(c, target, instance, items, index, ctx, false),
+            Keyword::DynamicRef(i) => {
+                let target = dynamic_target(c, i, ctx.scope);
+                evaluated_item(c, target, instance, items, index, ctx, false)
+            }
+            _ => false,
+        })
+    })
+}
+
+/// `unevaluatedProperties` of `node`, whose other keywords have been evaluated.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn properties<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    child: NodeId,
+    instance: &Value,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let forbidden = super::is_false_schema(c, child);
+    let mut ok = true;
+    for (key, value) in o {
+        if evaluated_property(c, node, instance, o, key, ctx, true) {
+            continue;
+        }
+        let item_ok = if forbidden {
+            if !C::FAIL_FAST {
+                col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::UnevaluatedProperties, Vec::new());
+            }
+            false
+        } else {
+            let path = ctx.path.push(Seg::Key(key));
+            eval(c, child, value, Ctx { path: &path, ..ctx }, col)
+        };
+        if !item_ok {
+            ok = false;
+            if C::FAIL_FAST || col.full() {
+                return false;
+            }
+        }
+    }
+    ok
+}
+
+/// `unevaluatedItems` of `node`, whose other keywords have been evaluated.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn items<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    child: NodeId,
+    instance: &Value,
+    items: &[Value],
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let forbidden = super::is_false_schema(c, child);
+    let mut ok = true;
+    for (index, value) in items.iter().enumerate() {
+        if evaluated_item(c, node, instance, items, index, ctx, true) {
+            continue;
+        }
+        let item_ok = if forbidden {
+            if !C::FAIL_FAST {
+                col.error(c, ctx, node, k, Some(Seg::Index(index)), ErrorKind::UnevaluatedItems, Vec::new());
+            }
+            false
+        } else {
+            let path = ctx.path.push(Seg::Index(index));
+            eval(c, child, value, Ctx { path: &path, ..ctx }, col)
+        };
+        if !item_ok {
+            ok = false;
+            if C::FAIL_FAST || col.full() {
+                return false;
+            }
+        }
+    }
+    ok
+}
