@@ -76,6 +76,9 @@ impl JsonType {
     }
 }
 
+/// Flag bit above the seven type bits: draft-4 integer semantics.
+const STRICT_INTEGERS: u8 = 1 << 7;
+
 /// A set of JSON types, as the `type` keyword lists them.
 #[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct TypeSet(u8);
@@ -102,6 +105,18 @@ impl TypeSet {
     pub(crate) fn admits(self, ty: JsonType) -> bool {
         self.contains(ty)
             || (ty == JsonType::Integer && self.contains(JsonType::Number))
+    }
+
+    /// The same set, where integers written with a fraction (`1.0`) count as numbers only
+    /// (draft 4 semantics).
+    pub(crate) const fn strict_integers(self) -> TypeSet {
+        TypeSet(self.0 | STRICT_INTEGERS)
+    }
+
+    /// Whether `1.0` must not count as an integer.
+    #[inline]
+    pub(crate) const fn is_strict(self) -> bool {
+        self.0 & STRICT_INTEGERS != 0
     }
 
     /// The types in the set, in a fixed order.
@@ -302,8 +317,16 @@ pub(crate) fn char_count(s: &str) -> usize {
 
 /// A decimal `mantissa × 10^exponent`, read from a number's shortest text form.
 fn decimal(n: &Number) -> Option<(u128, i32)> {
-    let text = n.to_string();
-    let text = text.strip_prefix('-').unwrap_or(&text);
+    // Format into a stack buffer: the shortest round-trip text, without allocating.
+    let mut buf = [0u8; 64];
+    let len = {
+        use std::io::Write as _;
+        let mut cursor = std::io::Cursor::new(&mut buf[..]);
+        write!(cursor, "{n}").ok()?;
+        cursor.position() as usize
+    };
+    let text = std::str::from_utf8(&buf[..len]).ok()?;
+    let text = text.strip_prefix('-').unwrap_or(text);
     let (mant_text, exp) = match text.find(['e', 'E']) {
         Some(pos) => (&text[..pos], text[pos + 1..].parse::<i32>().ok()?),
         None => (text, 0),

@@ -39,7 +39,10 @@ mod error;
 mod format;
 mod json;
 mod limits;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod options;
+mod output;
 mod pattern;
 mod schema;
 mod validate;
@@ -48,4 +51,5 @@ pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, Valida
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};
+pub use output::Evaluation;
 pub use schema::{ErrorIter, Schema};

@@ -146,7 +146,11 @@ pub fn run(cfg: &Run) -> Report {
     assert!(!files.is_empty(), "no test files in {}", dir.display());
     let filter = std::env::var("SUITE_FILTER").ok();
     let skips = skips();
-    let mut options = Options::new().default_dialect(cfg.draft).assert_formats(cfg.assert_formats);
+    // The optional folders expect formats and content (draft 7's content.json) to assert.
+    let mut options = Options::new()
+        .default_dialect(cfg.draft)
+        .assert_formats(cfg.assert_formats)
+        .assert_content(cfg.assert_formats);
     if cfg.with_documents {
         for (uri, doc) in documents() {
             options = options.with_document(&uri, doc);

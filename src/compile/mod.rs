@@ -663,6 +663,10 @@ impl<'a> Compiler<'a> {
                     Value::Array(items) => items.iter().try_for_each(&mut add)?,
                     other => add(other)?,
                 }
+                if d.draft == Draft::Draft4 {
+                    // Draft 4: `1.0` is a number, not an integer.
+                    set = set.strict_integers();
+                }
                 self.push_keyword(Keyword::Type(set), "type");
             }
             if d.at_least(Draft::Draft6)
@@ -936,7 +940,18 @@ impl<'a> Compiler<'a> {
             let node = self.child(task, &["propertyNames"]);
             self.push_keyword(Keyword::PropertyNames(node), "propertyNames");
         }
-        let dep_schemas_kw = if d.at_least(Draft::Draft201909) { "dependentSchemas" } else { "dependencies" };
+        // `dependencies` (both forms) is the keyword before 2019-09 and is kept as a
+        // compatibility keyword after it, as the optional suite expects.
+        let dep_keywords: &[&'static str] =
+            if d.at_least(Draft::Draft201909) { &["dependentSchemas", "dependencies"] } else { &["dependencies"] };
+        for &dep_schemas_kw in dep_keywords {
+            self.dependent_schemas(task, map, dep_schemas_kw)?;
+        }
+        Ok(())
+    }
+
+    fn dependent_schemas(&mut self, task: &Task, map: &Map<String, Value>, dep_schemas_kw: &'static str) -> Result<(), SchemaError> {
+        let ptr = task.pointer.as_str();
         if let Some(ds) = map.get(dep_schemas_kw) {
             let Value::Object(deps) = ds else {
                 return Err(invalid(ptr, dep_schemas_kw, "must be an object"));

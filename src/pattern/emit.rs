@@ -60,7 +60,12 @@ fn emit_node(out: &mut String, node: &Node, backtracking: bool) {
 fn emit_repeat(out: &mut String, repeat: &Repeat, backtracking: bool) {
     let atomic = matches!(
         repeat.node,
-        Node::Literal(_) | Node::Never | Node::Dot | Node::Class(_) | Node::Group(..) | Node::Backref(_)
+        Node::Literal(_)
+            | Node::Never
+            | Node::Dot
+            | Node::Class(_)
+            | Node::Group(..)
+            | Node::Backref(_)
     );
     if !atomic {
         out.push_str("(?:");
@@ -101,7 +106,12 @@ fn emit_class(out: &mut String, class: &Class) {
         range(out, lo, hi);
     }
     for prop in &class.props {
-        let _ = write!(out, r"\{}{{{}}}", if prop.negated { 'P' } else { 'p' }, prop.body);
+        let _ = write!(
+            out,
+            r"\{}{{{}}}",
+            if prop.negated { 'P' } else { 'p' },
+            prop.body
+        );
     }
     out.push(']');
 }

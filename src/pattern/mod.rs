@@ -240,7 +240,11 @@ pub(crate) fn is_valid_syntax(source: &str) -> bool {
 
 /// First line of an engine error, lowercased, as a short reason.
 fn lowercase_reason(message: &str) -> String {
-    let line = message.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(message);
+    let line = message
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(message);
     let line = line.trim().trim_start_matches("error:").trim();
     line.to_lowercase()
 }

@@ -38,7 +38,8 @@ pub(super) const ECMA_SPACE: &[(u32, u32)] = &[
 /// ECMA-262 `\d`: ASCII digits only.
 const ECMA_DIGIT: &[(u32, u32)] = &[(0x30, 0x39)];
 /// ECMA-262 `\w`: ASCII word characters only (no `i` flag, so no Kelvin sign).
-pub(super) const ECMA_WORD: &[(u32, u32)] = &[(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)];
+pub(super) const ECMA_WORD: &[(u32, u32)] =
+    &[(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)];
 /// ECMA-262 `LineTerminator`: what `.` does not match.
 pub(super) const LINE_TERMINATORS: &[(u32, u32)] = &[(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)];
 
@@ -177,7 +178,11 @@ fn scan_groups(chars: &[char]) -> Result<(u32, Vec<(String, u32)>), String> {
                         .get(start..)
                         .and_then(|rest| rest.iter().position(|&c| c == '>'))
                         .ok_or("unterminated group name")?;
-                    let name: String = chars.get(start..start + len).unwrap_or(&[]).iter().collect();
+                    let name: String = chars
+                        .get(start..start + len)
+                        .unwrap_or(&[])
+                        .iter()
+                        .collect();
                     if !is_group_name(&name) {
                         return Err("invalid group name".into());
                     }
@@ -320,7 +325,11 @@ impl Parser {
                 self.pos += 1;
                 let min = self.number();
                 let max = if self.eat(',') {
-                    if self.peek() == Some('}') { None } else { Some(self.number()) }
+                    if self.peek() == Some('}') {
+                        None
+                    } else {
+                        Some(self.number())
+                    }
                 } else {
                     Some(min)
                 };
@@ -435,7 +444,12 @@ impl Parser {
                 while self.peek().is_some_and(|c| c != '>') {
                     self.pos += 1;
                 }
-                let name: String = self.chars.get(start..self.pos).unwrap_or(&[]).iter().collect();
+                let name: String = self
+                    .chars
+                    .get(start..self.pos)
+                    .unwrap_or(&[])
+                    .iter()
+                    .collect();
                 if !self.eat('>') {
                     return Err("invalid named reference".into());
                 }
@@ -562,7 +576,12 @@ impl Parser {
         {
             self.pos += 1;
         }
-        let body: String = self.chars.get(start..self.pos).unwrap_or(&[]).iter().collect();
+        let body: String = self
+            .chars
+            .get(start..self.pos)
+            .unwrap_or(&[])
+            .iter()
+            .collect();
         if body.is_empty() || !self.eat('}') || body.matches('=').count() > 1 {
             return Err("invalid property escape".into());
         }

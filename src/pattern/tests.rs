@@ -14,18 +14,32 @@ fn outcome(pattern: &str, subject: &str) -> MatchOutcome {
 
 #[track_caller]
 fn matches(pattern: &str, subject: &str) {
-    assert_eq!(outcome(pattern, subject), MatchOutcome::Match, "{pattern:?} on {subject:?}");
+    assert_eq!(
+        outcome(pattern, subject),
+        MatchOutcome::Match,
+        "{pattern:?} on {subject:?}"
+    );
 }
 
 #[track_caller]
 fn rejects(pattern: &str, subject: &str) {
-    assert_eq!(outcome(pattern, subject), MatchOutcome::NoMatch, "{pattern:?} on {subject:?}");
+    assert_eq!(
+        outcome(pattern, subject),
+        MatchOutcome::NoMatch,
+        "{pattern:?} on {subject:?}"
+    );
 }
 
 #[track_caller]
 fn invalid(pattern: &str) {
-    assert!(Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).is_err(), "{pattern:?} compiled");
-    assert!(!is_valid_syntax(pattern), "{pattern:?} passed the syntax check");
+    assert!(
+        Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).is_err(),
+        "{pattern:?} compiled"
+    );
+    assert!(
+        !is_valid_syntax(pattern),
+        "{pattern:?} passed the syntax check"
+    );
 }
 
 #[test]
@@ -46,7 +60,10 @@ fn ascii_shorthand_classes() {
     matches(r"^\w$", "_");
     rejects(r"^\w$", "é");
     matches(r"^\W$", "é");
-    for ws in ["\u{FEFF}", "\u{A0}", "\u{1680}", "\u{2000}", "\u{200A}", "\u{2028}", "\u{202F}", "\u{3000}", "\u{B}"] {
+    for ws in [
+        "\u{FEFF}", "\u{A0}", "\u{1680}", "\u{2000}", "\u{200A}", "\u{2028}", "\u{202F}",
+        "\u{3000}", "\u{B}",
+    ] {
         matches(r"^\s$", ws);
         rejects(r"^\S$", ws);
     }
@@ -210,7 +227,12 @@ fn non_bmp() {
 
 #[test]
 fn fast_paths_are_exact() {
-    let kind = |p: &str| format!("{:?}", Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher));
+    let kind = |p: &str| {
+        format!(
+            "{:?}",
+            Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
+        )
+    };
     assert!(kind("abc").contains("Contains"));
     assert!(kind("^abc").contains("StartsWith"));
     assert!(kind("abc$").contains("EndsWith"));
@@ -272,11 +294,17 @@ fn pathological_patterns_are_bounded() {
         let result = Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).map(|p| p.find(subject));
         let elapsed = start.elapsed();
         assert!(result.is_ok(), "{pattern:?} did not compile");
-        assert!(elapsed < Duration::from_secs(5), "{pattern:?} took {elapsed:?}");
+        assert!(
+            elapsed < Duration::from_secs(5),
+            "{pattern:?} took {elapsed:?}"
+        );
     }
     // The backtracking case gives up rather than answering wrongly.
     let p = Pattern::new(r"(a+)+\1b", DEFAULT_PATTERN_BUDGET).map(|p| p.find(&a));
-    assert!(matches!(p, Ok(MatchOutcome::BudgetExceeded | MatchOutcome::NoMatch)));
+    assert!(matches!(
+        p,
+        Ok(MatchOutcome::BudgetExceeded | MatchOutcome::NoMatch)
+    ));
 }
 
 /// Every `pattern` and `patternProperties` key in the shared corpora compiles.
@@ -293,23 +321,41 @@ fn corpus_patterns_compile() {
             }
         }
     }
-    assert!(!files.is_empty(), "no corpus found under {}", root.display());
+    assert!(
+        !files.is_empty(),
+        "no corpus found under {}",
+        root.display()
+    );
     let mut patterns = Vec::new();
     for file in &files {
-        let Ok(text) = std::fs::read_to_string(file) else { continue };
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
         collect_patterns(&value, &mut patterns);
     }
     assert!(!patterns.is_empty());
     let failures: Vec<_> = patterns
         .iter()
-        .filter_map(|p| Pattern::new(p, DEFAULT_PATTERN_BUDGET).err().map(|e| format!("{p:?}: {e}")))
+        .filter_map(|p| {
+            Pattern::new(p, DEFAULT_PATTERN_BUDGET)
+                .err()
+                .map(|e| format!("{p:?}: {e}"))
+        })
         .collect();
-    assert!(failures.is_empty(), "corpus patterns failed:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "corpus patterns failed:\n{}",
+        failures.join("\n")
+    );
 }
 
 fn collect_json(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {

@@ -242,7 +242,17 @@ fn eval_keyword<C: Collector>(
     match kw {
         Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
         Keyword::Type(set) => {
-            let found = JsonType::of(instance);
+            let mut found = JsonType::of(instance);
+            if found == JsonType::Integer
+                && set.is_strict()
+                && let Value::Number(n) = instance
+                && n.is_f64()
+                // serde_json keeps integers beyond u64 only as floats: those were written as
+                // integers, so only smaller floats (`1.0`) lose their integer type.
+                && n.as_f64().is_some_and(|f| f.abs() < 18446744073709551616.0)
+            {
+                found = JsonType::Number;
+            }
             set.admits(found) || fail!(col, c, ctx, node, k, ErrorKind::Type { expected: set, found })
         }
         Keyword::Const(i) => {

@@ -1,0 +1,275 @@
+//! Side-by-side benchmark support for toolschema, jsonschema-rs and boon.
+//!
+//! Everything the criterion benches (`benches/compare.rs`), the report binary
+//! (`bench-report`) and the profiling binary (`profile`) share lives here:
+//!
+//! - [`load_cases`] reads the benchmark corpus (`schema.json` + `instances.jsonl` per case)
+//!   and the MCP tool corpus (one case per source folder, with argument objects made by
+//!   [`generate`]) from where they lie; nothing is copied into the repository;
+//! - [`Engine`] puts the three validators behind one static interface, each configured
+//!   alike: formats are annotations, and each schema runs under the dialect its `$schema`
+//!   declares (2020-12 when it declares none);
+//! - [`walk`] is the floor: it visits every node of an instance and validates nothing.
+//!
+//! This is a bench crate: a broken corpus file panics with a message naming the file.
+
+pub mod engines;
+pub mod generate;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub use engines::{Boon, Engine, JsonschemaRs, Toolschema};
+pub use generate::{generate, near_miss, Variant};
+
+/// Where a case comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A case directory of the benchmark corpus.
+    Corpus,
+    /// A source folder of the MCP tool corpus, with generated arguments.
+    McpTools,
+}
+
+/// One instance to validate, with the schema it goes against.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Index into [`Case::schemas`].
+    pub schema: usize,
+    /// The instance itself.
+    pub value: Value,
+    /// The validity the corpus (or the generator) intends, when known.
+    pub expected: Option<bool>,
+}
+
+/// A benchmark case: one or more schemas and the instances checked against them.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The case name: the corpus directory, or `mcp-tools/<source>`.
+    pub name: String,
+    /// Where the case comes from.
+    pub origin: Origin,
+    /// A short dialect label for the report (`2020-12`, `draft-07`, `mixed`, ...).
+    pub dialect: String,
+    /// The schemas compiled by the compile figure; every one of them is compiled.
+    pub schemas: Vec<Value>,
+    /// Labels of the schemas (`tool/inputSchema`), for reports.
+    pub schema_labels: Vec<String>,
+    /// The instances validated by the `is_valid` and error-path figures.
+    pub instances: Vec<Instance>,
+}
+
+/// The workspace root (the directory holding the root `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The benchmark corpus: `$TOOLSCHEMA_BENCH_CORPUS`, else `../shared/bench/corpus`
+/// relative to the workspace root.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("TOOLSCHEMA_BENCH_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root().join("../shared/bench/corpus"),
+    }
+}
+
+/// The MCP tool corpus: `$TOOLSCHEMA_BENCH_MCP_TOOLS`, else `../shared/corpus/mcp-tools`
+/// relative to the workspace root.
+pub fn mcp_tools_dir() -> PathBuf {
+    match std::env::var_os("TOOLSCHEMA_BENCH_MCP_TOOLS") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root().join("../shared/corpus/mcp-tools"),
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let mut paths: Vec<PathBuf> = entries
+        .map(|entry| {
+            entry
+                .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+                .path()
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// A short label for a `$schema` URI.
+pub fn dialect_label(schema: &Value) -> &'static str {
+    let uri = schema.get("$schema").and_then(Value::as_str).unwrap_or("");
+    if uri.contains("2020-12") || uri.is_empty() {
+        "2020-12"
+    } else if uri.contains("2019-09") {
+        "2019-09"
+    } else if uri.contains("draft-07") {
+        "draft-07"
+    } else if uri.contains("draft-06") {
+        "draft-06"
+    } else if uri.contains("draft-04") {
+        "draft-04"
+    } else {
+        "other"
+    }
+}
+
+/// Loads one case directory of the benchmark corpus.
+pub fn load_corpus_case(dir: &Path) -> Case {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let schema = read_json(&dir.join("schema.json"));
+    let lines_path = dir.join("instances.jsonl");
+    let text = std::fs::read_to_string(&lines_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", lines_path.display()));
+    let expected_path = dir.join("expected.json");
+    let expected: Option<Vec<bool>> = expected_path.exists().then(|| {
+        serde_json::from_value(read_json(&expected_path)).unwrap_or_else(|e| {
+            panic!("{} is not a list of booleans: {e}", expected_path.display())
+        })
+    });
+    let instances: Vec<Instance> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| Instance {
+            schema: 0,
+            value: serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("{} line {} is not JSON: {e}", lines_path.display(), i + 1)
+            }),
+            // Without expected.json, the manifest says every line is valid.
+            expected: Some(expected.as_ref().map_or(true, |flags| flags[i])),
+        })
+        .collect();
+    if let Some(flags) = &expected {
+        assert_eq!(
+            flags.len(),
+            instances.len(),
+            "{}: expected.json and instances.jsonl differ in length",
+            dir.display()
+        );
+    }
+    Case {
+        dialect: dialect_label(&schema).to_string(),
+        name: name.clone(),
+        origin: Origin::Corpus,
+        schema_labels: vec![name],
+        schemas: vec![schema],
+        instances,
+    }
+}
+
+/// Loads one source folder of the MCP tool corpus: every `inputSchema` and `outputSchema`
+/// is compiled; each input schema gets a minimal valid, a full valid and a near-miss
+/// invalid argument object (see [`generate`]).
+pub fn load_mcp_source(dir: &Path) -> Case {
+    let source = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut schemas = Vec::new();
+    let mut labels = Vec::new();
+    let mut instances = Vec::new();
+    let mut dialects = std::collections::BTreeSet::new();
+    for (tool_index, path) in sorted_entries(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .enumerate()
+    {
+        let tool = read_json(&path);
+        let tool_name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        for key in ["inputSchema", "outputSchema"] {
+            let Some(schema) = tool.get(key) else {
+                continue;
+            };
+            dialects.insert(dialect_label(schema));
+            let index = schemas.len();
+            schemas.push(schema.clone());
+            labels.push(format!("{tool_name}/{key}"));
+            if key == "inputSchema" {
+                for variant in [Variant::Minimal, Variant::Full] {
+                    instances.push(Instance {
+                        schema: index,
+                        value: generate(schema, variant),
+                        expected: Some(true),
+                    });
+                }
+                instances.push(Instance {
+                    schema: index,
+                    value: near_miss(schema, tool_index),
+                    expected: Some(false),
+                });
+            }
+        }
+    }
+    let dialect = match dialects.len() {
+        1 => dialects.iter().next().copied().unwrap_or("other").to_string(),
+        _ => dialects.into_iter().collect::<Vec<_>>().join("+"),
+    };
+    Case {
+        name: format!("mcp-tools/{source}"),
+        origin: Origin::McpTools,
+        dialect,
+        schemas,
+        schema_labels: labels,
+        instances,
+    }
+}
+
+/// Every case: the benchmark corpus directories (sorted), then the MCP tool sources
+/// (sorted). `filter`, when given, keeps cases whose name contains it.
+pub fn load_cases(filter: Option<&str>) -> Vec<Case> {
+    let keep = |name: &str| filter.is_none_or(|f| name.contains(f));
+    let mut cases = Vec::new();
+    let corpus = corpus_dir();
+    for dir in sorted_entries(&corpus) {
+        if dir.join("schema.json").exists() {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name.as_deref().is_some_and(keep) {
+                cases.push(load_corpus_case(&dir));
+            }
+        }
+    }
+    let tools = mcp_tools_dir();
+    for dir in sorted_entries(&tools) {
+        if dir.is_dir() {
+            let name = dir
+                .file_name()
+                .map(|n| format!("mcp-tools/{}", n.to_string_lossy()));
+            if name.as_deref().is_some_and(keep) {
+                cases.push(load_mcp_source(&dir));
+            }
+        }
+    }
+    cases
+}
+
+/// The floor: visits every node of `value` (object keys included) without validating.
+/// Returns a checksum so that the walk cannot be optimized away.
+pub fn walk(value: &Value) -> usize {
+    match value {
+        Value::Null => 1,
+        Value::Bool(b) => 1 + usize::from(*b),
+        Value::Number(n) => 1 + usize::from(n.is_i64()),
+        Value::String(s) => 1 + s.len(),
+        Value::Array(items) => items.iter().fold(1, |acc, item| acc + walk(item)),
+        Value::Object(map) => map
+            .iter()
+            .fold(1, |acc, (key, item)| acc + key.len() + walk(item)),
+    }
+}
