@@ -52,7 +52,11 @@ struct SchemaErrorInner {
 }
 
 impl SchemaError {
-    pub(crate) fn new(kind: SchemaErrorKind, location: impl Into<String>, message: impl Into<String>) -> SchemaError {
+    pub(crate) fn new(
+        kind: SchemaErrorKind,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> SchemaError {
         SchemaError {
             inner: Box::new(SchemaErrorInner {
                 kind,
@@ -80,7 +84,11 @@ impl SchemaError {
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let loc = if self.inner.location.is_empty() { "/" } else { &self.inner.location };
+        let loc = if self.inner.location.is_empty() {
+            "/"
+        } else {
+            &self.inner.location
+        };
         write!(f, "{}: {}", loc, self.inner.message)
     }
 }
@@ -286,7 +294,11 @@ impl ErrorKind {
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 { format!("{n} {one}") } else { format!("{n} {many}") }
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 fn type_list(types: TypeSet) -> String {
@@ -306,7 +318,12 @@ impl fmt::Display for ErrorKind {
         match self {
             ErrorKind::FalseSchema => f.write_str("no value is allowed here"),
             ErrorKind::Type { expected, found } => {
-                write!(f, "must be {}, not {}", type_list(*expected), found.as_str())
+                write!(
+                    f,
+                    "must be {}, not {}",
+                    type_list(*expected),
+                    found.as_str()
+                )
             }
             ErrorKind::Const => f.write_str("must be the constant value the schema gives"),
             ErrorKind::Enum { count } => {
@@ -316,20 +333,33 @@ impl fmt::Display for ErrorKind {
                     write!(f, "must be one of the {count} allowed values")
                 }
             }
-            ErrorKind::MultipleOf { multiple_of } => write!(f, "must be a multiple of {multiple_of}"),
+            ErrorKind::MultipleOf { multiple_of } => {
+                write!(f, "must be a multiple of {multiple_of}")
+            }
             ErrorKind::Maximum { limit } => write!(f, "must be at most {limit}"),
             ErrorKind::ExclusiveMaximum { limit } => write!(f, "must be less than {limit}"),
             ErrorKind::Minimum { limit } => write!(f, "must be at least {limit}"),
             ErrorKind::ExclusiveMinimum { limit } => write!(f, "must be greater than {limit}"),
             ErrorKind::MaxLength { limit } => {
-                write!(f, "must be at most {} long", plural(*limit, "character", "characters"))
+                write!(
+                    f,
+                    "must be at most {} long",
+                    plural(*limit, "character", "characters")
+                )
             }
             ErrorKind::MinLength { limit } => {
-                write!(f, "must be at least {} long", plural(*limit, "character", "characters"))
+                write!(
+                    f,
+                    "must be at least {} long",
+                    plural(*limit, "character", "characters")
+                )
             }
             ErrorKind::Pattern { pattern } => write!(f, "must match the pattern {pattern:?}"),
             ErrorKind::PatternBudgetExceeded { pattern } => {
-                write!(f, "pattern evaluation exceeded its budget for the pattern {pattern:?}")
+                write!(
+                    f,
+                    "pattern evaluation exceeded its budget for the pattern {pattern:?}"
+                )
             }
             ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),
             ErrorKind::MaxItems { limit } => {
@@ -339,43 +369,81 @@ impl fmt::Display for ErrorKind {
                 write!(f, "must have at least {}", plural(*limit, "item", "items"))
             }
             ErrorKind::UniqueItems { first, second } => {
-                write!(f, "items must be unique, but items {first} and {second} are equal")
+                write!(
+                    f,
+                    "items must be unique, but items {first} and {second} are equal"
+                )
             }
             ErrorKind::Contains => f.write_str("must contain at least one matching item"),
             ErrorKind::MinContains { limit } => {
-                write!(f, "must contain at least {}", plural(*limit, "matching item", "matching items"))
+                write!(
+                    f,
+                    "must contain at least {}",
+                    plural(*limit, "matching item", "matching items")
+                )
             }
             ErrorKind::MaxContains { limit } => {
-                write!(f, "must contain at most {}", plural(*limit, "matching item", "matching items"))
+                write!(
+                    f,
+                    "must contain at most {}",
+                    plural(*limit, "matching item", "matching items")
+                )
             }
             ErrorKind::MaxProperties { limit } => {
-                write!(f, "must have at most {}", plural(*limit, "property", "properties"))
+                write!(
+                    f,
+                    "must have at most {}",
+                    plural(*limit, "property", "properties")
+                )
             }
             ErrorKind::MinProperties { limit } => {
-                write!(f, "must have at least {}", plural(*limit, "property", "properties"))
+                write!(
+                    f,
+                    "must have at least {}",
+                    plural(*limit, "property", "properties")
+                )
             }
             ErrorKind::Required { property } => write!(f, "missing required property {property:?}"),
             ErrorKind::DependentRequired { property, missing } => {
-                write!(f, "missing property {missing:?}, required when {property:?} is present")
+                write!(
+                    f,
+                    "missing property {missing:?}, required when {property:?} is present"
+                )
             }
             ErrorKind::AdditionalProperties => f.write_str("property is not allowed"),
-            ErrorKind::UnevaluatedProperties => f.write_str("property is not allowed (unevaluated)"),
+            ErrorKind::UnevaluatedProperties => {
+                f.write_str("property is not allowed (unevaluated)")
+            }
             ErrorKind::AdditionalItems => f.write_str("item is not allowed"),
             ErrorKind::UnevaluatedItems => f.write_str("item is not allowed (unevaluated)"),
             ErrorKind::PropertyNames => f.write_str("property name is not allowed"),
             ErrorKind::Not => f.write_str("must not match the schema under \"not\""),
             ErrorKind::AnyOf { branches } => {
-                write!(f, "must match at least one of {} but matches none", plural(*branches as u64, "schema", "schemas"))
+                write!(
+                    f,
+                    "must match at least one of {} but matches none",
+                    plural(*branches as u64, "schema", "schemas")
+                )
             }
             ErrorKind::OneOf { branches, matched } => {
                 if *matched == 0 {
-                    write!(f, "must match exactly one of {} but matches none", plural(*branches as u64, "schema", "schemas"))
+                    write!(
+                        f,
+                        "must match exactly one of {} but matches none",
+                        plural(*branches as u64, "schema", "schemas")
+                    )
                 } else {
-                    write!(f, "must match exactly one of {} but matches {matched}", plural(*branches as u64, "schema", "schemas"))
+                    write!(
+                        f,
+                        "must match exactly one of {} but matches {matched}",
+                        plural(*branches as u64, "schema", "schemas")
+                    )
                 }
             }
             ErrorKind::ContentEncoding { encoding } => write!(f, "must be encoded as {encoding:?}"),
-            ErrorKind::ContentMediaType { media_type } => write!(f, "must be of media type {media_type:?}"),
+            ErrorKind::ContentMediaType { media_type } => {
+                write!(f, "must be of media type {media_type:?}")
+            }
         }
     }
 }
@@ -450,7 +518,12 @@ impl ValidationError {
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let loc = &self.inner.instance_location;
-        write!(f, "{}: {}", if loc.is_empty() { "/" } else { loc }, self.inner.kind)
+        write!(
+            f,
+            "{}: {}",
+            if loc.is_empty() { "/" } else { loc },
+            self.inner.kind
+        )
     }
 }
 

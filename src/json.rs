@@ -103,8 +103,7 @@ impl TypeSet {
     /// (`"number"` admits integers).
     #[inline]
     pub(crate) fn admits(self, ty: JsonType) -> bool {
-        self.contains(ty)
-            || (ty == JsonType::Integer && self.contains(JsonType::Number))
+        self.contains(ty) || (ty == JsonType::Integer && self.contains(JsonType::Number))
     }
 
     /// The same set, where integers written with a fraction (`1.0`) count as numbers only
@@ -137,7 +136,9 @@ impl TypeSet {
 
 impl std::fmt::Debug for TypeSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_set().entries(self.iter().map(JsonType::as_str)).finish()
+        f.debug_set()
+            .entries(self.iter().map(JsonType::as_str))
+            .finish()
     }
 }
 
@@ -172,14 +173,6 @@ impl Num {
             Num::Int(i128::from(u))
         } else {
             Num::Float(n.as_f64().unwrap_or(f64::NAN))
-        }
-    }
-
-    /// As a float (may round).
-    pub(crate) fn as_f64(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
         }
     }
 }
@@ -247,8 +240,7 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
                 && stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-                    x.iter()
-                        .all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+                    x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
                 })
         }
         _ => false,
@@ -340,7 +332,9 @@ fn decimal(n: &Number) -> Option<(u128, i32)> {
         if !b.is_ascii_digit() {
             return None;
         }
-        mantissa = mantissa.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
+        mantissa = mantissa
+            .checked_mul(10)?
+            .checked_add(u128::from(b - b'0'))?;
     }
     let frac_len = i32::try_from(frac_part.len()).ok()?;
     Some((mantissa, exp.checked_sub(frac_len)?))
@@ -388,7 +382,10 @@ pub(crate) fn is_multiple_of(value: &Number, divisor: &Number) -> bool {
         };
     }
     // Fallback for forms the decimal reader cannot take: float arithmetic.
-    let (v, d) = (value.as_f64().unwrap_or(f64::NAN), divisor.as_f64().unwrap_or(f64::NAN));
+    let (v, d) = (
+        value.as_f64().unwrap_or(f64::NAN),
+        divisor.as_f64().unwrap_or(f64::NAN),
+    );
     let q = v / d;
     q.is_finite() && q.fract() == 0.0
 }

@@ -36,8 +36,11 @@ fn main() -> ExitCode {
 
 fn read_schema(path: &str) -> Result<Schema, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{path}:{}: malformed JSON: {e}", e.line()))?;
-    Options::new().compile(&value).map_err(|e| format!("{path}: invalid schema: {e}"))
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{path}:{}: malformed JSON: {e}", e.line()))?;
+    Options::new()
+        .compile(&value)
+        .map_err(|e| format!("{path}: invalid schema: {e}"))
 }
 
 fn check(args: &[String]) -> u8 {
@@ -104,7 +107,10 @@ fn validate(args: &[String]) -> u8 {
             return 2;
         }
     };
-    let mut tally = Tally { invalid: false, broken: false };
+    let mut tally = Tally {
+        invalid: false,
+        broken: false,
+    };
     for file in &files {
         let lines = file == "-" || file.ends_with(".jsonl") || file.ends_with(".ndjson");
         if file == "-" {
@@ -115,7 +121,9 @@ fn validate(args: &[String]) -> u8 {
                     eprintln!("{file}: cannot read: {e}");
                     tally.broken = true;
                 }
-                Ok(f) if lines => validate_lines(&schema, file, BufReader::new(f), output, &mut tally),
+                Ok(f) if lines => {
+                    validate_lines(&schema, file, BufReader::new(f), output, &mut tally)
+                }
                 Ok(mut f) => {
                     let mut text = String::new();
                     match f.read_to_string(&mut text) {
@@ -145,7 +153,13 @@ fn validate(args: &[String]) -> u8 {
 }
 
 /// Streams JSON Lines: one line in memory at a time.
-fn validate_lines(schema: &Schema, name: &str, reader: impl BufRead, output: Output, tally: &mut Tally) {
+fn validate_lines(
+    schema: &Schema,
+    name: &str,
+    reader: impl BufRead,
+    output: Output,
+    tally: &mut Tally,
+) {
     for (i, line) in reader.lines().enumerate() {
         let n = i + 1;
         let line = match line {
@@ -169,7 +183,14 @@ fn validate_lines(schema: &Schema, name: &str, reader: impl BufRead, output: Out
     }
 }
 
-fn report(schema: &Schema, name: &str, line: Option<usize>, instance: &Value, output: Output, tally: &mut Tally) {
+fn report(
+    schema: &Schema,
+    name: &str,
+    line: Option<usize>,
+    instance: &Value,
+    output: Output,
+    tally: &mut Tally,
+) {
     let place = match line {
         Some(n) => format!("{name}:{n}"),
         None => name.to_string(),

@@ -3,6 +3,9 @@
 use crate::{Limits, Schema, SchemaError};
 use serde_json::Value;
 
+/// A user-supplied format checker: whether the string conforms.
+pub type FormatChecker = fn(&str) -> bool;
+
 /// A JSON Schema dialect, as `$schema` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -40,7 +43,7 @@ pub struct Options {
     pub(crate) refs_fragment_only: bool,
     pub(crate) assert_formats: bool,
     pub(crate) assert_content: bool,
-    pub(crate) custom_formats: Vec<(String, fn(&str) -> bool)>,
+    pub(crate) custom_formats: Vec<(String, FormatChecker)>,
     pub(crate) pattern_budget: usize,
     pub(crate) default_draft: Draft,
 }

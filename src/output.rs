@@ -12,7 +12,9 @@ pub struct Evaluation {
 impl Schema {
     /// Evaluates `instance`, keeping what the output formats need.
     pub fn evaluate(&self, instance: &Value) -> Evaluation {
-        Evaluation { errors: crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX) }
+        Evaluation {
+            errors: crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX),
+        }
     }
 }
 
@@ -42,7 +44,10 @@ impl Evaluation {
         let mut out = Map::new();
         out.insert("valid".into(), Value::Bool(self.is_valid()));
         if !self.errors.is_empty() {
-            out.insert("errors".into(), Value::Array(self.errors.iter().map(unit).collect()));
+            out.insert(
+                "errors".into(),
+                Value::Array(self.errors.iter().map(unit).collect()),
+            );
         }
         Value::Object(out)
     }

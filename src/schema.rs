@@ -79,13 +79,20 @@ pub(crate) enum Keyword {
     DependentSchemas(Span),
     PrefixItems(Span),
     /// Applies `node` to every item at index `skip` or later (`items`, `additionalItems`).
-    Items { node: NodeId, skip: u32 },
+    Items {
+        node: NodeId,
+        skip: u32,
+    },
     Contains(u32),
     AllOf(Span),
     AnyOf(Span),
     OneOf(Span),
     Not(NodeId),
-    If { cond: NodeId, then: NodeId, els: NodeId },
+    If {
+        cond: NodeId,
+        then: NodeId,
+        els: NodeId,
+    },
     Ref(NodeId),
     DynamicRef(u32),
     UnevaluatedProperties(NodeId),
@@ -309,7 +316,8 @@ impl Iterator for ErrorIter<'_, '_> {
         if self.done {
             return None;
         }
-        let errors = crate::validate::collect_errors(self.compiled, self.instance, self.produced, BATCH);
+        let errors =
+            crate::validate::collect_errors(self.compiled, self.instance, self.produced, BATCH);
         if errors.len() < BATCH {
             self.done = true;
         }

@@ -37,12 +37,15 @@ fn metaschema_dir() -> PathBuf {
 }
 
 fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
 fn json_files(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -63,14 +66,22 @@ pub fn documents() -> Vec<(String, Value)> {
     let mut files = Vec::new();
     json_files(&remotes, true, &mut files);
     for f in files {
-        let rel = f.strip_prefix(&remotes).unwrap_or(&f).to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(&remotes)
+            .unwrap_or(&f)
+            .to_string_lossy()
+            .replace('\\', "/");
         docs.push((format!("http://localhost:1234/{rel}"), read_json(&f)));
     }
     let mut metas = Vec::new();
     json_files(&metaschema_dir(), true, &mut metas);
     for f in metas {
         let doc = read_json(&f);
-        let id = doc.get("$id").or_else(|| doc.get("id")).and_then(Value::as_str).map(str::to_string);
+        let id = doc
+            .get("$id")
+            .or_else(|| doc.get("id"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         if let Some(id) = id {
             docs.push((id.trim_end_matches('#').to_string(), doc));
         }
@@ -90,10 +101,17 @@ fn skips() -> Vec<Skip> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
+        .map(|l| {
             let parts: Vec<&str> = l.split(" | ").collect();
-            assert!(parts.len() == 4 && !parts[3].trim().is_empty(), "skip.txt line without a reason: {l}");
-            Some(Skip { file: parts[0].to_string(), group: parts[1].to_string(), test: parts[2].to_string() })
+            assert!(
+                parts.len() == 4 && !parts[3].trim().is_empty(),
+                "skip.txt line without a reason: {l}"
+            );
+            Skip {
+                file: parts[0].to_string(),
+                group: parts[1].to_string(),
+                test: parts[2].to_string(),
+            }
         })
         .collect()
 }
@@ -133,7 +151,9 @@ impl Report {
     }
 
     pub fn totals(&self) -> (usize, usize) {
-        self.per_file.values().fold((0, 0), |(a, b), (p, t)| (a + p, b + t))
+        self.per_file
+            .values()
+            .fold((0, 0), |(a, b), (p, t)| (a + p, b + t))
     }
 }
 
@@ -156,9 +176,17 @@ pub fn run(cfg: &Run) -> Report {
             options = options.with_document(&uri, doc);
         }
     }
-    let mut report = Report { per_file: BTreeMap::new(), failures: Vec::new(), skipped: 0 };
+    let mut report = Report {
+        per_file: BTreeMap::new(),
+        failures: Vec::new(),
+        skipped: 0,
+    };
     for file in files {
-        let name = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        let name = file
+            .strip_prefix(&root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
         if filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
@@ -170,7 +198,10 @@ pub fn run(cfg: &Run) -> Report {
             let compiled = options.compile(schema);
             for test in group["tests"].as_array().into_iter().flatten() {
                 let tdesc = test["description"].as_str().unwrap_or("");
-                if skips.iter().any(|s| s.file == name && s.group == gdesc && s.test == tdesc) {
+                if skips
+                    .iter()
+                    .any(|s| s.file == name && s.group == gdesc && s.test == tdesc)
+                {
                     report.skipped += 1;
                     continue;
                 }
@@ -182,10 +213,14 @@ pub fn run(cfg: &Run) -> Report {
                         // Without documents, only schemas that need one may fail, clearly.
                         let clear = matches!(
                             e.kind(),
-                            toolschema::SchemaErrorKind::UnresolvedReference | toolschema::SchemaErrorKind::UnknownDialect
-                        ) && (e.message().contains("no document") || e.message().contains("unknown dialect"));
+                            toolschema::SchemaErrorKind::UnresolvedReference
+                                | toolschema::SchemaErrorKind::UnknownDialect
+                        ) && (e.message().contains("no document")
+                            || e.message().contains("unknown dialect"));
                         let compiles_with_docs = {
-                            let mut o = Options::new().default_dialect(cfg.draft).assert_formats(cfg.assert_formats);
+                            let mut o = Options::new()
+                                .default_dialect(cfg.draft)
+                                .assert_formats(cfg.assert_formats);
                             for (uri, doc) in documents() {
                                 o = o.with_document(&uri, doc);
                             }
@@ -194,7 +229,9 @@ pub fn run(cfg: &Run) -> Report {
                         if clear && compiles_with_docs {
                             Ok(())
                         } else {
-                            Err(format!("fails to compile without documents, unclearly or needlessly: {e}"))
+                            Err(format!(
+                                "fails to compile without documents, unclearly or needlessly: {e}"
+                            ))
                         }
                     }
                     Err(e) => Err(format!("schema does not compile: {e}")),
@@ -205,7 +242,9 @@ pub fn run(cfg: &Run) -> Report {
                         if valid != expected {
                             Err(format!("is_valid gave {valid}, expected {expected}"))
                         } else if validated != valid || iterated != valid {
-                            Err(format!("is_valid gave {valid} but validate gave {validated}, iter_errors {iterated}"))
+                            Err(format!(
+                                "is_valid gave {valid} but validate gave {validated}, iter_errors {iterated}"
+                            ))
                         } else {
                             Ok(())
                         }
@@ -213,7 +252,9 @@ pub fn run(cfg: &Run) -> Report {
                 };
                 match outcome {
                     Ok(()) => passed += 1,
-                    Err(why) => report.failures.push(format!("{name} :: {gdesc} :: {tdesc}: {why}")),
+                    Err(why) => report
+                        .failures
+                        .push(format!("{name} :: {gdesc} :: {tdesc}: {why}")),
                 }
             }
         }
@@ -227,7 +268,15 @@ pub fn run_and_assert(cfg: &Run) -> Report {
     let report = run(cfg);
     println!("{}", report.table());
     let (p, t) = report.totals();
-    println!("{}: {p} of {t} passed, {} skipped (suite/skip.txt)", cfg.folder, report.skipped);
-    assert!(report.failures.is_empty(), "{} unexpected results:\n{}", report.failures.len(), report.failures.join("\n"));
+    println!(
+        "{}: {p} of {t} passed, {} skipped (suite/skip.txt)",
+        cfg.folder, report.skipped
+    );
+    assert!(
+        report.failures.is_empty(),
+        "{} unexpected results:\n{}",
+        report.failures.len(),
+        report.failures.join("\n")
+    );
     report
 }

@@ -65,13 +65,23 @@ fn is_valid_allocates_nothing_on_the_required_suite() {
     files.sort();
     let (mut checked, mut offenders) = (0usize, Vec::new());
     for file in files {
-        let name = file.file_name().unwrap_or_default().to_string_lossy().to_string();
-        let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        let name = file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let groups: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
         for group in groups.as_array().into_iter().flatten() {
-            let schema = options.compile(&group["schema"]).expect("suite schemas compile");
+            let schema = options
+                .compile(&group["schema"])
+                .expect("suite schemas compile");
             for test in group["tests"].as_array().into_iter().flatten() {
                 let data = &test["data"];
-                let desc = format!("{name} :: {} :: {}", group["description"], test["description"]);
+                let desc = format!(
+                    "{name} :: {} :: {}",
+                    group["description"], test["description"]
+                );
                 if EXCEPTIONS.iter().any(|(d, _)| *d == desc) {
                     continue;
                 }
@@ -84,9 +94,19 @@ fn is_valid_allocates_nothing_on_the_required_suite() {
             }
         }
     }
-    println!("is_valid allocations: {} of {checked} instances allocated", offenders.len());
-    assert!(checked >= 1299, "expected every required test, checked {checked}");
-    assert!(offenders.is_empty(), "is_valid allocated:\n{}", offenders.join("\n"));
+    println!(
+        "is_valid allocations: {} of {checked} instances allocated",
+        offenders.len()
+    );
+    assert!(
+        checked >= 1299,
+        "expected every required test, checked {checked}"
+    );
+    assert!(
+        offenders.is_empty(),
+        "is_valid allocated:\n{}",
+        offenders.join("\n")
+    );
 }
 
 #[test]

@@ -16,7 +16,11 @@ fn draft2020_12_required() {
         recursive: false,
     });
     if std::env::var("SUITE_FILTER").is_err() {
-        assert_eq!(report.totals().1 + report.skipped, 1299, "the required 2020-12 suite has 1299 tests");
+        assert_eq!(
+            report.totals().1 + report.skipped,
+            1299,
+            "the required 2020-12 suite has 1299 tests"
+        );
     }
 }
 
@@ -32,7 +36,13 @@ fn draft2020_12_required_without_documents() {
 }
 
 fn required(folder: &'static str, draft: Draft) -> runner::Report {
-    run_and_assert(&Run { folder, draft, with_documents: true, assert_formats: false, recursive: false })
+    run_and_assert(&Run {
+        folder,
+        draft,
+        with_documents: true,
+        assert_formats: false,
+        recursive: false,
+    })
 }
 
 #[test]
@@ -56,7 +66,13 @@ fn draft4_required() {
 }
 
 fn optional(folder: &'static str, draft: Draft) -> runner::Report {
-    run_and_assert(&Run { folder, draft, with_documents: true, assert_formats: true, recursive: true })
+    run_and_assert(&Run {
+        folder,
+        draft,
+        with_documents: true,
+        assert_formats: true,
+        recursive: true,
+    })
 }
 
 #[test]

@@ -25,7 +25,10 @@ pub(crate) fn check(root: &Value, limits: &Limits) -> Result<(), SchemaError> {
                     return Err(SchemaError::new(
                         SchemaErrorKind::TooManySubschemas,
                         "",
-                        format!("the schema has more than the maximum of {} subschemas (objects)", limits.max_subschemas),
+                        format!(
+                            "the schema has more than the maximum of {} subschemas (objects)",
+                            limits.max_subschemas
+                        ),
                     ));
                 }
                 stack.extend(map.values().map(|v| (v, depth + 1)));
@@ -74,7 +77,10 @@ mod tests {
 
     #[test]
     fn depth_counts_scalars() {
-        let limits = Limits { max_depth: 2, max_subschemas: 100 };
+        let limits = Limits {
+            max_depth: 2,
+            max_subschemas: 100,
+        };
         assert!(check(&json!({"type": "string"}), &limits).is_ok());
         let err = check(&json!({"properties": {"a": {}}}), &limits).unwrap_err();
         assert_eq!(err.kind(), SchemaErrorKind::DepthExceeded);
@@ -84,7 +90,10 @@ mod tests {
 
     #[test]
     fn objects_count() {
-        let limits = Limits { max_depth: 64, max_subschemas: 2 };
+        let limits = Limits {
+            max_depth: 64,
+            max_subschemas: 2,
+        };
         assert!(check(&json!({"properties": {}}), &limits).is_ok());
         assert!(check(&json!({"properties": {"a": {}}}), &limits).is_err());
     }

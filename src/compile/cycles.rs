@@ -8,18 +8,27 @@ use crate::schema::{Compiled, Keyword, NodeId};
 fn in_place_edges(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
     for kw in c.keywords_of(node) {
         match *kw {
-            Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => out.extend_from_slice(c.node_list(s)),
+            Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => {
+                out.extend_from_slice(c.node_list(s))
+            }
             Keyword::Not(n) | Keyword::Ref(n) => out.push(n),
             Keyword::If { cond, then, els } => {
                 out.extend([cond, then, els].into_iter().filter(|n| !n.is_none()));
             }
-            Keyword::DependentSchemas(s) => out.extend(c.dependent_schemas[s.range()].iter().map(|(_, n)| *n)),
+            Keyword::DependentSchemas(s) => {
+                out.extend(c.dependent_schemas[s.range()].iter().map(|(_, n)| *n))
+            }
             Keyword::DynamicRef(i) => {
                 let d = c.dynamic_refs[i as usize];
                 out.push(d.target);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {
-                        out.extend(r.dynamic_anchors.iter().filter(|(n, _)| *n == name).map(|(_, id)| *id));
+                        out.extend(
+                            r.dynamic_anchors
+                                .iter()
+                                .filter(|(n, _)| *n == name)
+                                .map(|(_, id)| *id),
+                        );
                     }
                 }
             }

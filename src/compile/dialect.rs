@@ -25,7 +25,10 @@ pub(crate) struct Dialect {
 
 impl Dialect {
     pub(crate) fn standard(draft: Draft) -> Dialect {
-        Dialect { draft, vocab: vocab::ALL_STANDARD }
+        Dialect {
+            draft,
+            vocab: vocab::ALL_STANDARD,
+        }
     }
 
     #[inline]
@@ -40,7 +43,11 @@ impl Dialect {
 
     /// The keyword that gives a resource its URI.
     pub(crate) fn id_keyword(self) -> &'static str {
-        if self.draft == Draft::Draft4 { "id" } else { "$id" }
+        if self.draft == Draft::Draft4 {
+            "id"
+        } else {
+            "$id"
+        }
     }
 
     pub(crate) fn at_least(self, draft: Draft) -> bool {
@@ -62,22 +69,28 @@ fn rank(d: Draft) -> u8 {
 pub(crate) fn draft_of_uri(uri: &str) -> Option<Draft> {
     let uri = uri.strip_suffix('#').unwrap_or(uri);
     Some(match uri {
-        "http://json-schema.org/draft-04/schema" | "https://json-schema.org/draft-04/schema" => Draft::Draft4,
-        "http://json-schema.org/draft-06/schema" | "https://json-schema.org/draft-06/schema" => Draft::Draft6,
-        "http://json-schema.org/draft-07/schema" | "https://json-schema.org/draft-07/schema" => Draft::Draft7,
-        "https://json-schema.org/draft/2019-09/schema" | "http://json-schema.org/draft/2019-09/schema" => {
-            Draft::Draft201909
+        "http://json-schema.org/draft-04/schema" | "https://json-schema.org/draft-04/schema" => {
+            Draft::Draft4
         }
-        "https://json-schema.org/draft/2020-12/schema" | "http://json-schema.org/draft/2020-12/schema" => {
-            Draft::Draft202012
+        "http://json-schema.org/draft-06/schema" | "https://json-schema.org/draft-06/schema" => {
+            Draft::Draft6
         }
+        "http://json-schema.org/draft-07/schema" | "https://json-schema.org/draft-07/schema" => {
+            Draft::Draft7
+        }
+        "https://json-schema.org/draft/2019-09/schema"
+        | "http://json-schema.org/draft/2019-09/schema" => Draft::Draft201909,
+        "https://json-schema.org/draft/2020-12/schema"
+        | "http://json-schema.org/draft/2020-12/schema" => Draft::Draft202012,
         _ => return None,
     })
 }
 
 /// The vocabulary flag of a vocabulary URI, and the draft it belongs to.
 pub(crate) fn vocab_of_uri(uri: &str) -> Option<(Draft, Option<u16>)> {
-    let (draft, rest) = if let Some(rest) = uri.strip_prefix("https://json-schema.org/draft/2020-12/vocab/") {
+    let (draft, rest) = if let Some(rest) =
+        uri.strip_prefix("https://json-schema.org/draft/2020-12/vocab/")
+    {
         (Draft::Draft202012, rest)
     } else if let Some(rest) = uri.strip_prefix("https://json-schema.org/draft/2019-09/vocab/") {
         (Draft::Draft201909, rest)

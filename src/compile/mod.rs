@@ -52,7 +52,6 @@ struct Task {
 /// Compile-time facts about a node that locations and lazy references need.
 #[derive(Clone)]
 struct NodeMeta {
-    doc: u32,
     base: Arc<str>,
     resource: u32,
     dialect: Dialect,
@@ -114,7 +113,11 @@ fn non_negative(value: &Value) -> Option<u64> {
     }
     let f = n.as_f64()?;
     if f >= 0.0 && f.fract() == 0.0 {
-        Some(if f > u64::MAX as f64 { u64::MAX } else { f as u64 })
+        Some(if f > u64::MAX as f64 {
+            u64::MAX
+        } else {
+            f as u64
+        })
     } else {
         None
     }
@@ -122,13 +125,25 @@ fn non_negative(value: &Value) -> Option<u64> {
 
 impl<'a> Compiler<'a> {
     fn new(root: &'a Value, options: &'a Options) -> Result<Compiler<'a>, SchemaError> {
-        let mut docs = vec![Doc { uri: uri::DEFAULT_BASE.to_string(), value: root, loaded: false }];
+        let mut docs = vec![Doc {
+            uri: uri::DEFAULT_BASE.to_string(),
+            value: root,
+            loaded: false,
+        }];
         for (u, value) in &options.documents {
             let normalized = uri::normalize(u).map_err(|why| {
-                SchemaError::new(SchemaErrorKind::UnresolvedReference, "", format!("registered document: {why}"))
+                SchemaError::new(
+                    SchemaErrorKind::UnresolvedReference,
+                    "",
+                    format!("registered document: {why}"),
+                )
             })?;
             let (no_fragment, _) = uri::split_fragment(&normalized);
-            docs.push(Doc { uri: no_fragment.to_string(), value, loaded: false });
+            docs.push(Doc {
+                uri: no_fragment.to_string(),
+                value,
+                loaded: false,
+            });
         }
         Ok(Compiler {
             options,
@@ -183,16 +198,40 @@ impl<'a> Compiler<'a> {
     }
 
     /// The node for a location, minting it (and enqueuing its compilation) if new.
-    fn mint(&mut self, doc: u32, pointer: String, base: Arc<str>, resource: u32, dialect: Dialect) -> NodeId {
+    fn mint(
+        &mut self,
+        doc: u32,
+        pointer: String,
+        base: Arc<str>,
+        resource: u32,
+        dialect: Dialect,
+    ) -> NodeId {
         if let Some(&id) = self.location_to_node.get(&(doc, pointer.clone())) {
             return id;
         }
         let id = NodeId(self.out.nodes.len() as u32);
-        self.out.nodes.push(Node { keywords: Span { start: 0, end: 0 }, resource });
-        self.out.node_info.push(NodeInfo { pointer: pointer.clone().into(), resource_pointer: "".into() });
-        self.meta.push(NodeMeta { doc, base: base.clone(), resource, dialect });
+        self.out.nodes.push(Node {
+            keywords: Span { start: 0, end: 0 },
+            resource,
+        });
+        self.out.node_info.push(NodeInfo {
+            pointer: pointer.clone().into(),
+            resource_pointer: "".into(),
+        });
+        self.meta.push(NodeMeta {
+            base: base.clone(),
+            resource,
+            dialect,
+        });
         self.location_to_node.insert((doc, pointer.clone()), id);
-        self.tasks.push(Task { node: id, doc, pointer, base, resource, dialect });
+        self.tasks.push(Task {
+            node: id,
+            doc,
+            pointer,
+            base,
+            resource,
+            dialect,
+        });
         id
     }
 
@@ -236,7 +275,12 @@ impl<'a> Compiler<'a> {
         if let RefSlot::Recursive(i) = slot {
             // Dynamic only when the target resource itself has `$recursiveAnchor: true`.
             let res = self.out.nodes[target.index()].resource as usize;
-            if !self.recursive_anchor_resources.get(res).copied().unwrap_or(false) {
+            if !self
+                .recursive_anchor_resources
+                .get(res)
+                .copied()
+                .unwrap_or(false)
+            {
                 self.out.dynamic_refs[i].anchor = None;
             }
         }
@@ -258,7 +302,13 @@ impl<'a> Compiler<'a> {
     /// Resolves a pending reference: `Some(node)`, or `None` when a registered document had
     /// to be loaded first.
     fn resolve(&mut self, r: &PendingRef) -> Result<Option<NodeId>, SchemaError> {
-        let unresolved = |why: String| SchemaError::new(SchemaErrorKind::UnresolvedReference, r.location.clone(), why);
+        let unresolved = |why: String| {
+            SchemaError::new(
+                SchemaErrorKind::UnresolvedReference,
+                r.location.clone(),
+                why,
+            )
+        };
         let full = uri::resolve(&r.reference, &r.base).map_err(unresolved)?;
         let (resource_uri, fragment) = uri::split_fragment(&full);
         let Some(&resource) = self.resource_by_uri.get(resource_uri) else {
@@ -269,13 +319,20 @@ impl<'a> Compiler<'a> {
                 }
                 return Ok(None);
             }
-            return Err(unresolved(format!("{:?} resolves to nothing: no document or $id has the URI {resource_uri:?}", r.reference)));
+            return Err(unresolved(format!(
+                "{:?} resolves to nothing: no document or $id has the URI {resource_uri:?}",
+                r.reference
+            )));
         };
-        let fragment = pointer::percent_decode(fragment)
-            .ok_or_else(|| unresolved(format!("{:?} has a malformed percent-escape", r.reference)))?;
+        let fragment = pointer::percent_decode(fragment).ok_or_else(|| {
+            unresolved(format!("{:?} has a malformed percent-escape", r.reference))
+        })?;
         if fragment.is_empty() || fragment.starts_with('/') {
             if !pointer::is_valid(&fragment) {
-                return Err(unresolved(format!("{:?} is not a valid JSON pointer", r.reference)));
+                return Err(unresolved(format!(
+                    "{:?} is not a valid JSON pointer",
+                    r.reference
+                )));
             }
             let rm = &self.resource_meta[resource as usize];
             let doc = rm.doc;
@@ -299,7 +356,6 @@ impl<'a> Compiler<'a> {
                     }
                     None => {
                         break NodeMeta {
-                            doc,
                             base: Arc::from(self.out.resources[resource as usize].uri.as_ref()),
                             resource,
                             dialect: Dialect::standard(self.options.default_draft),
@@ -307,11 +363,20 @@ impl<'a> Compiler<'a> {
                     }
                 }
             };
-            return Ok(Some(self.mint(doc, location, meta.base, meta.resource, meta.dialect)));
+            return Ok(Some(self.mint(
+                doc,
+                location,
+                meta.base,
+                meta.resource,
+                meta.dialect,
+            )));
         }
         match self.anchors.get(&(resource, fragment.clone())) {
             Some(&(id, _)) => Ok(Some(id)),
-            None => Err(unresolved(format!("{:?} resolves to nothing: no anchor {fragment:?}", r.reference))),
+            None => Err(unresolved(format!(
+                "{:?} resolves to nothing: no anchor {fragment:?}",
+                r.reference
+            ))),
         }
     }
 
@@ -326,7 +391,13 @@ impl<'a> Compiler<'a> {
         *self.anchor_names.entry(name.to_string()).or_insert(next)
     }
 
-    fn new_resource(&mut self, uri: String, doc: u32, ptr: &str, location: &str) -> Result<u32, SchemaError> {
+    fn new_resource(
+        &mut self,
+        uri: String,
+        doc: u32,
+        ptr: &str,
+        location: &str,
+    ) -> Result<u32, SchemaError> {
         if self.resource_by_uri.contains_key(&uri) {
             return Err(SchemaError::new(
                 SchemaErrorKind::DuplicateIdentifier,
@@ -335,8 +406,14 @@ impl<'a> Compiler<'a> {
             ));
         }
         let idx = self.out.resources.len() as u32;
-        self.out.resources.push(Resource { uri: Arc::from(uri.as_str()), dynamic_anchors: Vec::new() });
-        self.resource_meta.push(ResourceMeta { doc, pointer: ptr.to_string() });
+        self.out.resources.push(Resource {
+            uri: Arc::from(uri.as_str()),
+            dynamic_anchors: Vec::new(),
+        });
+        self.resource_meta.push(ResourceMeta {
+            doc,
+            pointer: ptr.to_string(),
+        });
         self.recursive_anchor_resources.push(false);
         self.resource_by_uri.insert(uri, idx);
         Ok(idx)
@@ -345,7 +422,11 @@ impl<'a> Compiler<'a> {
     fn compile_task(&mut self, task: Task) -> Result<(), SchemaError> {
         let doc = self.docs[task.doc as usize].value;
         let Some(value) = doc.pointer(&task.pointer) else {
-            return Err(SchemaError::new(SchemaErrorKind::UnresolvedReference, task.pointer.clone(), "location does not exist"));
+            return Err(SchemaError::new(
+                SchemaErrorKind::UnresolvedReference,
+                task.pointer.clone(),
+                "location does not exist",
+            ));
         };
         let start = self.out.keywords.len() as u32;
         let mut task = task;
@@ -389,7 +470,13 @@ impl<'a> Compiler<'a> {
 
     fn child(&mut self, task: &Task, segments: &[&str]) -> NodeId {
         let ptr = pointer::join(&task.pointer, segments);
-        self.mint(task.doc, ptr, task.base.clone(), task.resource, task.dialect)
+        self.mint(
+            task.doc,
+            ptr,
+            task.base.clone(),
+            task.resource,
+            task.dialect,
+        )
     }
 
     fn schema_list(&mut self, task: &Task, kw: &str, value: &Value) -> Result<Span, SchemaError> {
@@ -397,16 +484,28 @@ impl<'a> Compiler<'a> {
             return Err(invalid(&task.pointer, kw, "must be an array of schemas"));
         };
         if items.is_empty() {
-            return Err(invalid(&task.pointer, kw, "must be a non-empty array of schemas"));
+            return Err(invalid(
+                &task.pointer,
+                kw,
+                "must be a non-empty array of schemas",
+            ));
         }
-        let ids: Vec<NodeId> = (0..items.len()).map(|i| self.child(task, &[kw, &i.to_string()])).collect();
+        let ids: Vec<NodeId> = (0..items.len())
+            .map(|i| self.child(task, &[kw, &i.to_string()]))
+            .collect();
         let start = self.out.node_lists.len() as u32;
         self.out.node_lists.extend(ids);
-        Ok(Span { start, end: self.out.node_lists.len() as u32 })
+        Ok(Span {
+            start,
+            end: self.out.node_lists.len() as u32,
+        })
     }
 
     fn limit(&mut self, n: &Number) -> u32 {
-        self.out.limits.push(Limit { number: n.clone(), num: Num::of(n) });
+        self.out.limits.push(Limit {
+            number: n.clone(),
+            num: Num::of(n),
+        });
         (self.out.limits.len() - 1) as u32
     }
 
@@ -415,7 +514,11 @@ impl<'a> Compiler<'a> {
             return Ok(i);
         }
         let p = Pattern::new(source, self.options.pattern_budget).map_err(|why| {
-            SchemaError::new(SchemaErrorKind::InvalidPattern, location, format!("invalid regular expression {source:?}: {why}"))
+            SchemaError::new(
+                SchemaErrorKind::InvalidPattern,
+                location,
+                format!("invalid regular expression {source:?}: {why}"),
+            )
         })?;
         let i = self.out.patterns.len() as u32;
         self.out.patterns.push(p);
@@ -432,17 +535,24 @@ impl<'a> Compiler<'a> {
         // A registered meta-schema: its `$vocabulary` decides.
         let normalized = uri::normalize(declared).unwrap_or_else(|_| declared.to_string());
         let (no_fragment, _) = uri::split_fragment(&normalized);
-        let meta = self.docs.iter().find(|d| d.uri == no_fragment).map(|d| d.value).or_else(|| {
-            self.resource_by_uri.get(no_fragment).and_then(|&r| {
-                let rm = &self.resource_meta[r as usize];
-                self.docs[rm.doc as usize].value.pointer(&rm.pointer)
-            })
-        });
+        let meta = self
+            .docs
+            .iter()
+            .find(|d| d.uri == no_fragment)
+            .map(|d| d.value)
+            .or_else(|| {
+                self.resource_by_uri.get(no_fragment).and_then(|&r| {
+                    let rm = &self.resource_meta[r as usize];
+                    self.docs[rm.doc as usize].value.pointer(&rm.pointer)
+                })
+            });
         let Some(meta) = meta else {
             return Err(SchemaError::new(
                 SchemaErrorKind::UnknownDialect,
                 pointer::join(&task.pointer, &["$schema"]),
-                format!("unknown dialect {declared:?}: not a known draft nor a registered meta-schema"),
+                format!(
+                    "unknown dialect {declared:?}: not a known draft nor a registered meta-schema"
+                ),
             ));
         };
         let base_draft = meta
@@ -460,7 +570,10 @@ impl<'a> Compiler<'a> {
                 Some((d, flag)) => {
                     draft = d;
                     let mut flag = flag.unwrap_or(0);
-                    if d == Draft::Draft201909 && flag == vocab::FORMAT_ANNOTATION && required == &Value::Bool(true) {
+                    if d == Draft::Draft201909
+                        && flag == vocab::FORMAT_ANNOTATION
+                        && required == &Value::Bool(true)
+                    {
                         flag |= vocab::FORMAT_ASSERTION;
                     }
                     flags |= flag;
@@ -469,16 +582,25 @@ impl<'a> Compiler<'a> {
                     return Err(SchemaError::new(
                         SchemaErrorKind::UnknownDialect,
                         pointer::join(&task.pointer, &["$schema"]),
-                        format!("the meta-schema {declared:?} requires the unknown vocabulary {v:?}"),
+                        format!(
+                            "the meta-schema {declared:?} requires the unknown vocabulary {v:?}"
+                        ),
                     ));
                 }
                 None => {}
             }
         }
-        Ok(Dialect { draft, vocab: flags })
+        Ok(Dialect {
+            draft,
+            vocab: flags,
+        })
     }
 
-    fn compile_object(&mut self, task: &mut Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+    fn compile_object(
+        &mut self,
+        task: &mut Task,
+        map: &Map<String, Value>,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.clone();
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
@@ -502,7 +624,8 @@ impl<'a> Compiler<'a> {
             let Value::String(id) = idv else {
                 return Err(invalid(&ptr, id_kw, "must be a string"));
             };
-            let resolved = uri::resolve(id, &task.base).map_err(|why| invalid(&ptr, id_kw, &why))?;
+            let resolved =
+                uri::resolve(id, &task.base).map_err(|why| invalid(&ptr, id_kw, &why))?;
             let (no_fragment, fragment) = uri::split_fragment(&resolved);
             if !fragment.is_empty() {
                 if d.at_least(Draft::Draft201909) {
@@ -539,7 +662,11 @@ impl<'a> Compiler<'a> {
         if !ref_only && d.at_least(Draft::Draft201909) {
             if let Some(a) = map.get("$anchor") {
                 let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
-                    return Err(invalid(&ptr, "$anchor", "must be a plain name (letters, digits, '-', '_', '.', ':')"));
+                    return Err(invalid(
+                        &ptr,
+                        "$anchor",
+                        "must be a plain name (letters, digits, '-', '_', '.', ':')",
+                    ));
                 };
                 anchors.push((a.to_string(), false));
             }
@@ -561,7 +688,9 @@ impl<'a> Compiler<'a> {
                         if *b && is_resource_root {
                             self.recursive_anchor_resources[resource as usize] = true;
                             let name = self.intern_anchor("");
-                            self.out.resources[resource as usize].dynamic_anchors.push((name, task.node));
+                            self.out.resources[resource as usize]
+                                .dynamic_anchors
+                                .push((name, task.node));
                         }
                     }
                     _ => return Err(invalid(&ptr, "$recursiveAnchor", "must be a boolean")),
@@ -578,7 +707,9 @@ impl<'a> Compiler<'a> {
             }
             if dynamic {
                 let n = self.intern_anchor(&name);
-                self.out.resources[resource as usize].dynamic_anchors.push((n, task.node));
+                self.out.resources[resource as usize]
+                    .dynamic_anchors
+                    .push((n, task.node));
             }
             self.anchors.insert((resource, name), (task.node, dynamic));
         }
@@ -592,57 +723,87 @@ impl<'a> Compiler<'a> {
                 _ => !d.at_least(Draft::Draft202012),
             };
             match map.get(defs_kw) {
-                Some(Value::Object(defs)) if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) => {
+                Some(Value::Object(defs))
+                    if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) =>
+                {
                     for name in defs.keys() {
                         self.child(task, &[defs_kw, name]);
                     }
                 }
-                Some(_) if is_keyword => return Err(invalid(&ptr, defs_kw, "must be an object of schemas")),
+                Some(_) if is_keyword => {
+                    return Err(invalid(&ptr, defs_kw, "must be an object of schemas"));
+                }
                 _ => {}
             }
         }
 
         if ref_only {
-            let r = map.get("$ref").and_then(Value::as_str).ok_or_else(|| invalid(&ptr, "$ref", "must be a string"))?;
+            let r = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .ok_or_else(|| invalid(&ptr, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
             return Ok(());
         }
         self.compile_keywords(task, map)
     }
 
-    fn add_ref(&mut self, task: &Task, reference: &str, kw: &'static str) -> Result<(), SchemaError> {
+    fn add_ref(
+        &mut self,
+        task: &Task,
+        reference: &str,
+        kw: &'static str,
+    ) -> Result<(), SchemaError> {
         let location = pointer::join(&task.pointer, &[kw]);
         if self.options.refs_fragment_only && !reference.starts_with('#') {
             return Err(SchemaError::new(
                 SchemaErrorKind::ForbiddenReference,
                 location,
-                format!("{reference:?} is not a fragment reference (only \"#...\" references are allowed)"),
+                format!(
+                    "{reference:?} is not a fragment reference (only \"#...\" references are allowed)"
+                ),
             ));
         }
         let slot = match kw {
             "$ref" => RefSlot::Keyword(self.push_keyword(Keyword::Ref(NodeId::NONE), kw)),
             "$dynamicRef" => {
                 let anchor = uri::split_fragment(reference).1;
-                let anchor = (!anchor.is_empty() && !anchor.starts_with('/')).then(|| anchor.to_string());
+                let anchor =
+                    (!anchor.is_empty() && !anchor.starts_with('/')).then(|| anchor.to_string());
                 let anchor = anchor.map(|a| self.intern_anchor(&a));
-                self.out.dynamic_refs.push(DynamicRef { target: NodeId::NONE, anchor });
+                self.out.dynamic_refs.push(DynamicRef {
+                    target: NodeId::NONE,
+                    anchor,
+                });
                 let i = self.out.dynamic_refs.len() - 1;
                 self.push_keyword(Keyword::DynamicRef(i as u32), kw);
                 RefSlot::Dynamic(i)
             }
             _ => {
                 let anchor = Some(self.intern_anchor(""));
-                self.out.dynamic_refs.push(DynamicRef { target: NodeId::NONE, anchor });
+                self.out.dynamic_refs.push(DynamicRef {
+                    target: NodeId::NONE,
+                    anchor,
+                });
                 let i = self.out.dynamic_refs.len() - 1;
                 self.push_keyword(Keyword::DynamicRef(i as u32), kw);
                 RefSlot::Recursive(i)
             }
         };
-        self.pending.push(PendingRef { slot, reference: reference.to_string(), base: task.base.clone(), location });
+        self.pending.push(PendingRef {
+            slot,
+            reference: reference.to_string(),
+            base: task.base.clone(),
+            location,
+        });
         Ok(())
     }
 
-    fn compile_keywords(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+    fn compile_keywords(
+        &mut self,
+        task: &Task,
+        map: &Map<String, Value>,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.as_str();
         let d = task.dialect;
         let validation = d.has(vocab::VALIDATION);
@@ -682,7 +843,10 @@ impl<'a> Compiler<'a> {
                 };
                 let start = self.out.values.len() as u32;
                 self.out.values.extend(items.iter().cloned());
-                let span = Span { start, end: self.out.values.len() as u32 };
+                let span = Span {
+                    start,
+                    end: self.out.values.len() as u32,
+                };
                 self.push_keyword(Keyword::Enum(span), "enum");
             }
             self.compile_numeric(task, map)?;
@@ -695,7 +859,8 @@ impl<'a> Compiler<'a> {
                 ("maxProperties", Keyword::MaxProperties),
             ] {
                 if let Some(v) = map.get(kw) {
-                    let n = non_negative(v).ok_or_else(|| invalid(ptr, kw, "must be a non-negative integer"))?;
+                    let n = non_negative(v)
+                        .ok_or_else(|| invalid(ptr, kw, "must be a non-negative integer"))?;
                     self.push_keyword(make(n), kw);
                 }
             }
@@ -712,10 +877,15 @@ impl<'a> Compiler<'a> {
                 };
                 let start = self.out.strings.len() as u32;
                 for item in items {
-                    let s = item.as_str().ok_or_else(|| invalid(ptr, "required", "must be an array of strings"))?;
+                    let s = item
+                        .as_str()
+                        .ok_or_else(|| invalid(ptr, "required", "must be an array of strings"))?;
                     self.out.strings.push(Arc::from(s));
                 }
-                let span = Span { start, end: self.out.strings.len() as u32 };
+                let span = Span {
+                    start,
+                    end: self.out.strings.len() as u32,
+                };
                 if span.len() > 0 {
                     self.push_keyword(Keyword::Required(span), "required");
                 }
@@ -724,7 +894,11 @@ impl<'a> Compiler<'a> {
                 && let Some(dr) = map.get("dependentRequired")
             {
                 let Value::Object(deps) = dr else {
-                    return Err(invalid(ptr, "dependentRequired", "must be an object of string arrays"));
+                    return Err(invalid(
+                        ptr,
+                        "dependentRequired",
+                        "must be an object of string arrays",
+                    ));
                 };
                 self.dependent_required(ptr, "dependentRequired", deps.iter())?;
             }
@@ -733,20 +907,39 @@ impl<'a> Compiler<'a> {
             let Value::String(name) = f else {
                 return Err(invalid(ptr, "format", "must be a string"));
             };
-            let custom = self.options.custom_formats.iter().rev().find(|(n, _)| n == name).map(|(_, f)| *f);
+            let custom = self
+                .options
+                .custom_formats
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, f)| *f);
             let asserts = self.options.assert_formats || d.has(vocab::FORMAT_ASSERTION);
             let known = custom.is_some() || crate::format::check(name, "").is_some();
             if asserts && known {
-                self.out.formats.push(FormatCheck { name: Arc::from(name.as_str()), assert: true, custom });
+                self.out.formats.push(FormatCheck {
+                    name: Arc::from(name.as_str()),
+                    assert: true,
+                    custom,
+                });
                 let i = (self.out.formats.len() - 1) as u32;
                 self.push_keyword(Keyword::Format(i), "format");
             }
         }
         if self.options.assert_content && d.at_least(Draft::Draft7) {
-            let encoding = map.get("contentEncoding").and_then(Value::as_str).filter(|e| *e == "base64");
-            let media = map.get("contentMediaType").and_then(Value::as_str).filter(|m| *m == "application/json");
+            let encoding = map
+                .get("contentEncoding")
+                .and_then(Value::as_str)
+                .filter(|e| *e == "base64");
+            let media = map
+                .get("contentMediaType")
+                .and_then(Value::as_str)
+                .filter(|m| *m == "application/json");
             if encoding.is_some() || media.is_some() {
-                self.out.contents.push(ContentCheck { encoding: encoding.map(Arc::from), media_type: media.map(Arc::from) });
+                self.out.contents.push(ContentCheck {
+                    encoding: encoding.map(Arc::from),
+                    media_type: media.map(Arc::from),
+                });
                 let i = (self.out.contents.len() - 1) as u32;
                 self.push_keyword(Keyword::Content(i), "contentMediaType");
             }
@@ -754,19 +947,25 @@ impl<'a> Compiler<'a> {
 
         // References.
         if let Some(r) = map.get("$ref") {
-            let r = r.as_str().ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
+            let r = r
+                .as_str()
+                .ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
         }
         if d.draft == Draft::Draft202012
             && let Some(r) = map.get("$dynamicRef")
         {
-            let r = r.as_str().ok_or_else(|| invalid(ptr, "$dynamicRef", "must be a string"))?;
+            let r = r
+                .as_str()
+                .ok_or_else(|| invalid(ptr, "$dynamicRef", "must be a string"))?;
             self.add_ref(task, r, "$dynamicRef")?;
         }
         if d.draft == Draft::Draft201909
             && let Some(r) = map.get("$recursiveRef")
         {
-            let r = r.as_str().ok_or_else(|| invalid(ptr, "$recursiveRef", "must be a string"))?;
+            let r = r
+                .as_str()
+                .ok_or_else(|| invalid(ptr, "$recursiveRef", "must be a string"))?;
             self.add_ref(task, r, "$recursiveRef")?;
         }
 
@@ -789,8 +988,16 @@ impl<'a> Compiler<'a> {
             }
             if d.at_least(Draft::Draft7) {
                 // `then`/`else` without `if` do nothing, but may still hold resources.
-                let then = if map.contains_key("then") { self.child(task, &["then"]) } else { NodeId::NONE };
-                let els = if map.contains_key("else") { self.child(task, &["else"]) } else { NodeId::NONE };
+                let then = if map.contains_key("then") {
+                    self.child(task, &["then"])
+                } else {
+                    NodeId::NONE
+                };
+                let els = if map.contains_key("else") {
+                    self.child(task, &["else"])
+                } else {
+                    NodeId::NONE
+                };
                 if map.contains_key("if") {
                     // Kept even without `then`/`else`: its annotations reach `unevaluated*`.
                     let cond = self.child(task, &["if"]);
@@ -818,7 +1025,11 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn compile_numeric(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+    fn compile_numeric(
+        &mut self,
+        task: &Task,
+        map: &Map<String, Value>,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.as_str();
         let num = |kw: &str| -> Result<Option<&Number>, SchemaError> {
             match map.get(kw) {
@@ -829,7 +1040,11 @@ impl<'a> Compiler<'a> {
         };
         if let Some(m) = num("multipleOf")? {
             if m.as_f64().is_none_or(|f| f <= 0.0) {
-                return Err(invalid(ptr, "multipleOf", "must be a number greater than 0"));
+                return Err(invalid(
+                    ptr,
+                    "multipleOf",
+                    "must be a number greater than 0",
+                ));
             }
             let i = self.limit(m);
             self.push_keyword(Keyword::MultipleOf(i), "multipleOf");
@@ -845,12 +1060,20 @@ impl<'a> Compiler<'a> {
             };
             if let Some(m) = num("maximum")? {
                 let i = self.limit(m);
-                let kw = if flag("exclusiveMaximum")? { Keyword::ExclusiveMaximum(i) } else { Keyword::Maximum(i) };
+                let kw = if flag("exclusiveMaximum")? {
+                    Keyword::ExclusiveMaximum(i)
+                } else {
+                    Keyword::Maximum(i)
+                };
                 self.push_keyword(kw, "maximum");
             }
             if let Some(m) = num("minimum")? {
                 let i = self.limit(m);
-                let kw = if flag("exclusiveMinimum")? { Keyword::ExclusiveMinimum(i) } else { Keyword::Minimum(i) };
+                let kw = if flag("exclusiveMinimum")? {
+                    Keyword::ExclusiveMinimum(i)
+                } else {
+                    Keyword::Minimum(i)
+                };
                 self.push_keyword(kw, "minimum");
             }
             return Ok(());
@@ -878,24 +1101,42 @@ impl<'a> Compiler<'a> {
         let start = self.out.dependent_required.len() as u32;
         for (name, list) in deps {
             let Value::Array(items) = list else {
-                return Err(invalid(ptr, kw, "each dependency must be an array of strings"));
+                return Err(invalid(
+                    ptr,
+                    kw,
+                    "each dependency must be an array of strings",
+                ));
             };
             let s_start = self.out.strings.len() as u32;
             for item in items {
-                let s = item.as_str().ok_or_else(|| invalid(ptr, kw, "each dependency must be an array of strings"))?;
+                let s = item.as_str().ok_or_else(|| {
+                    invalid(ptr, kw, "each dependency must be an array of strings")
+                })?;
                 self.out.strings.push(Arc::from(s));
             }
-            let span = Span { start: s_start, end: self.out.strings.len() as u32 };
-            self.out.dependent_required.push((Arc::from(name.as_str()), span));
+            let span = Span {
+                start: s_start,
+                end: self.out.strings.len() as u32,
+            };
+            self.out
+                .dependent_required
+                .push((Arc::from(name.as_str()), span));
         }
-        let span = Span { start, end: self.out.dependent_required.len() as u32 };
+        let span = Span {
+            start,
+            end: self.out.dependent_required.len() as u32,
+        };
         if span.len() > 0 {
             self.push_keyword(Keyword::DependentRequired(span), kw);
         }
         Ok(())
     }
 
-    fn compile_object_applicators(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+    fn compile_object_applicators(
+        &mut self,
+        task: &Task,
+        map: &Map<String, Value>,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.as_str();
         let d = task.dialect;
         let mut props_span = Span { start: 0, end: 0 };
@@ -904,19 +1145,28 @@ impl<'a> Compiler<'a> {
             let Value::Object(props) = p else {
                 return Err(invalid(ptr, "properties", "must be an object of schemas"));
             };
-            let mut entries: Vec<(Arc<str>, NodeId)> =
-                props.keys().map(|k| (Arc::from(k.as_str()), self.child(task, &["properties", k]))).collect();
+            let mut entries: Vec<(Arc<str>, NodeId)> = props
+                .keys()
+                .map(|k| (Arc::from(k.as_str()), self.child(task, &["properties", k])))
+                .collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             let start = self.out.properties.len() as u32;
             self.out.properties.extend(entries);
-            props_span = Span { start, end: self.out.properties.len() as u32 };
+            props_span = Span {
+                start,
+                end: self.out.properties.len() as u32,
+            };
             if props_span.len() > 0 {
                 self.push_keyword(Keyword::Properties(props_span), "properties");
             }
         }
         if let Some(p) = map.get("patternProperties") {
             let Value::Object(pats) = p else {
-                return Err(invalid(ptr, "patternProperties", "must be an object of schemas"));
+                return Err(invalid(
+                    ptr,
+                    "patternProperties",
+                    "must be an object of schemas",
+                ));
             };
             let mut entries = Vec::with_capacity(pats.len());
             for k in pats.keys() {
@@ -925,14 +1175,24 @@ impl<'a> Compiler<'a> {
             }
             let start = self.out.pattern_properties.len() as u32;
             self.out.pattern_properties.extend(entries);
-            patterns_span = Span { start, end: self.out.pattern_properties.len() as u32 };
+            patterns_span = Span {
+                start,
+                end: self.out.pattern_properties.len() as u32,
+            };
             if patterns_span.len() > 0 {
-                self.push_keyword(Keyword::PatternProperties(patterns_span), "patternProperties");
+                self.push_keyword(
+                    Keyword::PatternProperties(patterns_span),
+                    "patternProperties",
+                );
             }
         }
         if map.contains_key("additionalProperties") {
             let node = self.child(task, &["additionalProperties"]);
-            self.out.additional.push(Additional { node, properties: props_span, patterns: patterns_span });
+            self.out.additional.push(Additional {
+                node,
+                properties: props_span,
+                patterns: patterns_span,
+            });
             let i = (self.out.additional.len() - 1) as u32;
             self.push_keyword(Keyword::AdditionalProperties(i), "additionalProperties");
         }
@@ -942,15 +1202,23 @@ impl<'a> Compiler<'a> {
         }
         // `dependencies` (both forms) is the keyword before 2019-09 and is kept as a
         // compatibility keyword after it, as the optional suite expects.
-        let dep_keywords: &[&'static str] =
-            if d.at_least(Draft::Draft201909) { &["dependentSchemas", "dependencies"] } else { &["dependencies"] };
+        let dep_keywords: &[&'static str] = if d.at_least(Draft::Draft201909) {
+            &["dependentSchemas", "dependencies"]
+        } else {
+            &["dependencies"]
+        };
         for &dep_schemas_kw in dep_keywords {
             self.dependent_schemas(task, map, dep_schemas_kw)?;
         }
         Ok(())
     }
 
-    fn dependent_schemas(&mut self, task: &Task, map: &Map<String, Value>, dep_schemas_kw: &'static str) -> Result<(), SchemaError> {
+    fn dependent_schemas(
+        &mut self,
+        task: &Task,
+        map: &Map<String, Value>,
+        dep_schemas_kw: &'static str,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.as_str();
         if let Some(ds) = map.get(dep_schemas_kw) {
             let Value::Object(deps) = ds else {
@@ -962,7 +1230,10 @@ impl<'a> Compiler<'a> {
                 if dep_schemas_kw == "dependencies" && v.is_array() {
                     required.push((k, v));
                 } else {
-                    entries.push((Arc::from(k.as_str()), self.child(task, &[dep_schemas_kw, k])));
+                    entries.push((
+                        Arc::from(k.as_str()),
+                        self.child(task, &[dep_schemas_kw, k]),
+                    ));
                 }
             }
             if !required.is_empty() {
@@ -970,7 +1241,10 @@ impl<'a> Compiler<'a> {
             }
             let start = self.out.dependent_schemas.len() as u32;
             self.out.dependent_schemas.extend(entries);
-            let span = Span { start, end: self.out.dependent_schemas.len() as u32 };
+            let span = Span {
+                start,
+                end: self.out.dependent_schemas.len() as u32,
+            };
             if span.len() > 0 {
                 self.push_keyword(Keyword::DependentSchemas(span), dep_schemas_kw);
             }
@@ -978,7 +1252,11 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn compile_array_applicators(&mut self, task: &Task, map: &Map<String, Value>) -> Result<(), SchemaError> {
+    fn compile_array_applicators(
+        &mut self,
+        task: &Task,
+        map: &Map<String, Value>,
+    ) -> Result<(), SchemaError> {
         let ptr = task.pointer.as_str();
         let d = task.dialect;
         if d.draft == Draft::Draft202012 {
@@ -993,7 +1271,13 @@ impl<'a> Compiler<'a> {
                     return Err(invalid(ptr, "items", "must be a schema"));
                 }
                 let node = self.child(task, &["items"]);
-                self.push_keyword(Keyword::Items { node, skip: prefix_len }, "items");
+                self.push_keyword(
+                    Keyword::Items {
+                        node,
+                        skip: prefix_len,
+                    },
+                    "items",
+                );
             }
         } else {
             match map.get("items") {
@@ -1004,14 +1288,26 @@ impl<'a> Compiler<'a> {
                     self.push_keyword(Keyword::PrefixItems(span), "items");
                     if map.contains_key("additionalItems") {
                         let node = self.child(task, &["additionalItems"]);
-                        self.push_keyword(Keyword::Items { node, skip: prefix_len }, "additionalItems");
+                        self.push_keyword(
+                            Keyword::Items {
+                                node,
+                                skip: prefix_len,
+                            },
+                            "additionalItems",
+                        );
                     }
                 }
                 Some(v) if v.is_object() || v.is_boolean() => {
                     let node = self.child(task, &["items"]);
                     self.push_keyword(Keyword::Items { node, skip: 0 }, "items");
                 }
-                Some(_) => return Err(invalid(ptr, "items", "must be a schema or an array of schemas")),
+                Some(_) => {
+                    return Err(invalid(
+                        ptr,
+                        "items",
+                        "must be a schema or an array of schemas",
+                    ));
+                }
                 None => {}
             }
         }
@@ -1020,10 +1316,14 @@ impl<'a> Compiler<'a> {
             let (mut min, mut max) = (1u64, None);
             if d.at_least(Draft::Draft201909) && d.has(vocab::VALIDATION) {
                 if let Some(v) = map.get("minContains") {
-                    min = non_negative(v).ok_or_else(|| invalid(ptr, "minContains", "must be a non-negative integer"))?;
+                    min = non_negative(v).ok_or_else(|| {
+                        invalid(ptr, "minContains", "must be a non-negative integer")
+                    })?;
                 }
                 if let Some(v) = map.get("maxContains") {
-                    max = Some(non_negative(v).ok_or_else(|| invalid(ptr, "maxContains", "must be a non-negative integer"))?);
+                    max = Some(non_negative(v).ok_or_else(|| {
+                        invalid(ptr, "maxContains", "must be a non-negative integer")
+                    })?);
                 }
             }
             self.out.contains.push(Contains { node, min, max });
@@ -1033,7 +1333,12 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn schema_list_allow_empty(&mut self, task: &Task, kw: &str, value: &Value) -> Result<Span, SchemaError> {
+    fn schema_list_allow_empty(
+        &mut self,
+        task: &Task,
+        kw: &str,
+        value: &Value,
+    ) -> Result<Span, SchemaError> {
         match value {
             Value::Array(items) if items.is_empty() => {
                 let start = self.out.node_lists.len() as u32;

@@ -51,9 +51,10 @@ pub(crate) fn is_valid(pointer: &str) -> bool {
         return false;
     }
     let bytes = pointer.as_bytes();
-    bytes.iter().enumerate().all(|(i, &b)| {
-        b != b'~' || matches!(bytes.get(i + 1), Some(b'0') | Some(b'1'))
-    })
+    bytes
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b != b'~' || matches!(bytes.get(i + 1), Some(b'0') | Some(b'1')))
 }
 
 /// The part of `pointer` below `prefix`, when `pointer` lies under it.

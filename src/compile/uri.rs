@@ -8,8 +8,8 @@ pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
 /// Resolves `reference` against the absolute `base` (which has no fragment), returning a
 /// normalized absolute URI that may carry a fragment.
 pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
-    let reference_parsed =
-        UriRef::parse(reference).map_err(|e| format!("{reference:?} is not a URI reference: {e}"))?;
+    let reference_parsed = UriRef::parse(reference)
+        .map_err(|e| format!("{reference:?} is not a URI reference: {e}"))?;
     if reference_parsed.has_scheme() {
         return Ok(reference_parsed.normalize().to_string());
     }
@@ -44,7 +44,10 @@ mod tests {
             resolve("foo.json#/a", "http://x.com/dir/base.json").as_deref(),
             Ok("http://x.com/dir/foo.json#/a")
         );
-        assert_eq!(resolve("#a", DEFAULT_BASE).as_deref(), Ok("json-schema:///#a"));
+        assert_eq!(
+            resolve("#a", DEFAULT_BASE).as_deref(),
+            Ok("json-schema:///#a")
+        );
         assert_eq!(
             resolve("#/x", "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed").as_deref(),
             Ok("urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed#/x")

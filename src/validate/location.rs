@@ -18,12 +18,18 @@ pub(crate) struct Path<'a> {
 
 impl<'a> Path<'a> {
     pub(crate) fn root() -> Path<'static> {
-        Path { seg: None, parent: None }
+        Path {
+            seg: None,
+            parent: None,
+        }
     }
 
     #[inline(always)]
     pub(crate) fn push(&'a self, seg: Seg<'a>) -> Path<'a> {
-        Path { seg: Some(seg), parent: Some(self) }
+        Path {
+            seg: Some(seg),
+            parent: Some(self),
+        }
     }
 }
 
@@ -39,7 +45,12 @@ pub(crate) struct Hop<'a> {
 
 impl Hop<'static> {
     pub(crate) fn root(root: NodeId) -> Hop<'static> {
-        Hop { parent: None, via: NodeId::NONE, via_keyword: 0, entry: root }
+        Hop {
+            parent: None,
+            via: NodeId::NONE,
+            via_keyword: 0,
+            entry: root,
+        }
     }
 }
 
@@ -66,7 +77,7 @@ pub(crate) fn instance_pointer(path: &Path<'_>, child: Option<Seg<'_>>) -> Strin
 }
 
 /// `node`'s pointer relative to `entry` (the node a reference landed on).
-fn relative<'c>(c: &'c Compiled, node: NodeId, entry: NodeId) -> &'c str {
+fn relative(c: &Compiled, node: NodeId, entry: NodeId) -> &str {
     let p = &c.node_info[node.index()].pointer;
     let e = &c.node_info[entry.index()].pointer;
     pointer::strip(p, e).unwrap_or(p)
@@ -74,10 +85,14 @@ fn relative<'c>(c: &'c Compiled, node: NodeId, entry: NodeId) -> &'c str {
 
 /// The evaluation path to keyword `keyword` of `node`, through every reference taken.
 pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, keyword: usize) -> String {
-    let mut parts: Vec<(&str, &str)> = vec![(relative(c, node, hop.entry), c.keyword_names[keyword])];
+    let mut parts: Vec<(&str, &str)> =
+        vec![(relative(c, node, hop.entry), c.keyword_names[keyword])];
     let mut h = hop;
     while let Some(parent) = h.parent {
-        parts.push((relative(c, h.via, parent.entry), c.keyword_names[h.via_keyword]));
+        parts.push((
+            relative(c, h.via, parent.entry),
+            c.keyword_names[h.via_keyword],
+        ));
         h = parent;
     }
     let mut out = String::new();
@@ -93,7 +108,11 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, keyword
 /// The keyword as its resource's URI plus a pointer fragment.
 pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, keyword: usize) -> String {
     let resource = &c.resources[c.node(node).resource as usize];
-    let mut out = format!("{}#{}", resource.uri, c.node_info[node.index()].resource_pointer);
+    let mut out = format!(
+        "{}#{}",
+        resource.uri,
+        c.node_info[node.index()].resource_pointer
+    );
     let name = c.keyword_names[keyword];
     if name != "false" {
         pointer::push(&mut out, name);

@@ -44,6 +44,7 @@ pub(crate) trait Collector {
 
     /// Records a failed keyword. `child` names an instance location below `ctx.path` when
     /// the error is about one property or item.
+    #[allow(clippy::too_many_arguments)]
     fn error(
         &mut self,
         c: &Compiled,
@@ -71,7 +72,17 @@ pub(crate) struct FailFast;
 impl Collector for FailFast {
     const FAIL_FAST: bool = true;
     #[inline(always)]
-    fn error(&mut self, _: &Compiled, _: Ctx<'_>, _: NodeId, _: usize, _: Option<Seg<'_>>, _: ErrorKind, _: Vec<ValidationError>) {}
+    fn error(
+        &mut self,
+        _: &Compiled,
+        _: Ctx<'_>,
+        _: NodeId,
+        _: usize,
+        _: Option<Seg<'_>>,
+        _: ErrorKind,
+        _: Vec<ValidationError>,
+    ) {
+    }
     #[inline(always)]
     fn full(&self) -> bool {
         true
@@ -97,6 +108,7 @@ pub(crate) struct Errors {
 impl Collector for Errors {
     const FAIL_FAST: bool = false;
 
+    #[allow(clippy::too_many_arguments)]
     fn error(
         &mut self,
         c: &Compiled,
@@ -114,7 +126,13 @@ impl Collector for Errors {
         let instance_location = location::instance_pointer(ctx.path, child);
         let keyword_location = location::keyword_pointer(c, ctx.hop, node, keyword);
         let absolute = location::absolute_keyword_location(c, node, keyword);
-        self.errors.push(ValidationError::new(instance_location, keyword_location, absolute, kind, causes));
+        self.errors.push(ValidationError::new(
+            instance_location,
+            keyword_location,
+            absolute,
+            kind,
+            causes,
+        ));
     }
 
     fn full(&self) -> bool {
@@ -122,7 +140,12 @@ impl Collector for Errors {
     }
 
     fn branch(&self) -> Self {
-        Errors { seen: 0, skip: 0, max: usize::MAX, errors: Vec::new() }
+        Errors {
+            seen: 0,
+            skip: 0,
+            max: usize::MAX,
+            errors: Vec::new(),
+        }
     }
 
     fn take(&mut self) -> Vec<ValidationError> {
@@ -133,19 +156,43 @@ impl Collector for Errors {
 /// Whether `instance` conforms to the compiled schema.
 pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
     let path = Path::root();
-    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let scope = Scope {
+        resource: c.node(c.root).resource,
+        parent: None,
+    };
     let hop = Hop::root(c.root);
-    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
+    let ctx = Ctx {
+        path: &path,
+        scope: &scope,
+        hop: &hop,
+    };
     eval(c, c.root, instance, ctx, &mut FailFast)
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
-pub(crate) fn collect_errors(c: &Compiled, instance: &Value, skip: usize, max: usize) -> Vec<ValidationError> {
+pub(crate) fn collect_errors(
+    c: &Compiled,
+    instance: &Value,
+    skip: usize,
+    max: usize,
+) -> Vec<ValidationError> {
     let path = Path::root();
-    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let scope = Scope {
+        resource: c.node(c.root).resource,
+        parent: None,
+    };
     let hop = Hop::root(c.root);
-    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
-    let mut errors = Errors { seen: 0, skip, max, errors: Vec::new() };
+    let ctx = Ctx {
+        path: &path,
+        scope: &scope,
+        hop: &hop,
+    };
+    let mut errors = Errors {
+        seen: 0,
+        skip,
+        max,
+        errors: Vec::new(),
+    };
     eval(c, c.root, instance, ctx, &mut errors);
     errors.errors
 }
@@ -158,8 +205,16 @@ pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_
 
 /// Evaluates `node` against `instance`.
 #[inline]
-pub(crate) fn eval<C: Collector>(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>, col: &mut C) -> bool {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || eval_node(c, node, instance, ctx, col))
+pub(crate) fn eval<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        eval_node(c, node, instance, ctx, col)
+    })
 }
 
 thread_local! {
@@ -168,7 +223,13 @@ thread_local! {
 }
 
 /// Evaluates `node` against a property name, as a JSON string.
-fn eval_key<C: Collector>(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>, col: &mut C) -> bool {
+fn eval_key<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    key: &str,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
     KEY_SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut slot) => {
             match &mut *slot {
@@ -194,13 +255,25 @@ fn is_false_schema(c: &Compiled, node: NodeId) -> bool {
     matches!(c.keywords_of(node), [Keyword::False])
 }
 
-fn eval_node<C: Collector>(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>, col: &mut C) -> bool {
+fn eval_node<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
     let n = c.node(node);
     // Entering another resource extends the dynamic scope.
     let pushed;
     let ctx = if n.resource != ctx.scope.resource {
-        pushed = Scope { resource: n.resource, parent: Some(ctx.scope) };
-        Ctx { scope: &pushed, ..ctx }
+        pushed = Scope {
+            resource: n.resource,
+            parent: Some(ctx.scope),
+        };
+        Ctx {
+            scope: &pushed,
+            ..ctx
+        }
     } else {
         ctx
     };
@@ -253,25 +326,53 @@ fn eval_keyword<C: Collector>(
             {
                 found = JsonType::Number;
             }
-            set.admits(found) || fail!(col, c, ctx, node, k, ErrorKind::Type { expected: set, found })
+            set.admits(found)
+                || fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::Type {
+                        expected: set,
+                        found
+                    }
+                )
         }
         Keyword::Const(i) => {
-            json::equal(instance, &c.values[i as usize]) || fail!(col, c, ctx, node, k, ErrorKind::Const)
+            json::equal(instance, &c.values[i as usize])
+                || fail!(col, c, ctx, node, k, ErrorKind::Const)
         }
         Keyword::Enum(span) => {
-            c.values[span.range()].iter().any(|v| json::equal(instance, v))
+            c.values[span.range()]
+                .iter()
+                .any(|v| json::equal(instance, v))
                 || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
         }
         Keyword::MultipleOf(i) => match instance {
             Value::Number(x) => {
                 let m = &c.limits[i as usize];
                 json::is_multiple_of(x, &m.number)
-                    || fail!(col, c, ctx, node, k, ErrorKind::MultipleOf { multiple_of: m.number.clone() })
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MultipleOf {
+                            multiple_of: m.number.clone()
+                        }
+                    )
             }
             _ => true,
         },
-        Keyword::Maximum(i) | Keyword::ExclusiveMaximum(i) | Keyword::Minimum(i) | Keyword::ExclusiveMinimum(i) => {
-            let Value::Number(x) = instance else { return true };
+        Keyword::Maximum(i)
+        | Keyword::ExclusiveMaximum(i)
+        | Keyword::Minimum(i)
+        | Keyword::ExclusiveMinimum(i) => {
+            let Value::Number(x) = instance else {
+                return true;
+            };
             let limit = &c.limits[i as usize];
             let ord = json::cmp_num(json::Num::of(x), limit.num);
             let ok = match kw {
@@ -311,7 +412,16 @@ fn eval_keyword<C: Collector>(
             Value::String(s) => match c.patterns[i as usize].find(s) {
                 MatchOutcome::Match => true,
                 MatchOutcome::NoMatch => {
-                    fail!(col, c, ctx, node, k, ErrorKind::Pattern { pattern: c.pattern_sources[i as usize].clone() })
+                    fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::Pattern {
+                            pattern: c.pattern_sources[i as usize].clone()
+                        }
+                    )
                 }
                 MatchOutcome::BudgetExceeded => fail!(
                     col,
@@ -319,7 +429,9 @@ fn eval_keyword<C: Collector>(
                     ctx,
                     node,
                     k,
-                    ErrorKind::PatternBudgetExceeded { pattern: c.pattern_sources[i as usize].clone() }
+                    ErrorKind::PatternBudgetExceeded {
+                        pattern: c.pattern_sources[i as usize].clone()
+                    }
                 ),
             },
             _ => true,
@@ -331,7 +443,17 @@ fn eval_keyword<C: Collector>(
                     Some(check) => check(s),
                     None => crate::format::check(&f.name, s).unwrap_or(true),
                 };
-                ok || !f.assert || fail!(col, c, ctx, node, k, ErrorKind::Format { format: f.name.clone() })
+                ok || !f.assert
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::Format {
+                            format: f.name.clone()
+                        }
+                    )
             }
             _ => true,
         },
@@ -340,29 +462,58 @@ fn eval_keyword<C: Collector>(
             _ => true,
         },
         Keyword::MaxItems(max) => match instance {
-            Value::Array(a) => a.len() as u64 <= max || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max }),
+            Value::Array(a) => {
+                a.len() as u64 <= max
+                    || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max })
+            }
             _ => true,
         },
         Keyword::MinItems(min) => match instance {
-            Value::Array(a) => a.len() as u64 >= min || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min }),
+            Value::Array(a) => {
+                a.len() as u64 >= min
+                    || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min })
+            }
             _ => true,
         },
         Keyword::UniqueItems => match instance {
             Value::Array(a) => match duplicate(a) {
                 None => true,
-                Some((first, second)) => fail!(col, c, ctx, node, k, ErrorKind::UniqueItems { first, second }),
+                Some((first, second)) => fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::UniqueItems { first, second }
+                ),
             },
             _ => true,
         },
         Keyword::MaxProperties(max) => match instance {
             Value::Object(o) => {
-                o.len() as u64 <= max || fail!(col, c, ctx, node, k, ErrorKind::MaxProperties { limit: max })
+                o.len() as u64 <= max
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MaxProperties { limit: max }
+                    )
             }
             _ => true,
         },
         Keyword::MinProperties(min) => match instance {
             Value::Object(o) => {
-                o.len() as u64 >= min || fail!(col, c, ctx, node, k, ErrorKind::MinProperties { limit: min })
+                o.len() as u64 >= min
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MinProperties { limit: min }
+                    )
             }
             _ => true,
         },
@@ -375,7 +526,17 @@ fn eval_keyword<C: Collector>(
                         if C::FAIL_FAST {
                             return false;
                         }
-                        col.error(c, ctx, node, k, None, ErrorKind::Required { property: name.clone() }, Vec::new());
+                        col.error(
+                            c,
+                            ctx,
+                            node,
+                            k,
+                            None,
+                            ErrorKind::Required {
+                                property: name.clone(),
+                            },
+                            Vec::new(),
+                        );
                     }
                 }
                 ok
@@ -401,7 +562,10 @@ fn eval_keyword<C: Collector>(
                                 node,
                                 k,
                                 None,
-                                ErrorKind::DependentRequired { property: trigger.clone(), missing: name.clone() },
+                                ErrorKind::DependentRequired {
+                                    property: trigger.clone(),
+                                    missing: name.clone(),
+                                },
                                 Vec::new(),
                             );
                         }
@@ -461,7 +625,10 @@ fn eval_keyword<C: Collector>(
                 let forbidden = is_false_schema(c, a.node);
                 let mut ok = true;
                 for (key, value) in o {
-                    if names.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())).is_ok() {
+                    if names
+                        .binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str()))
+                        .is_ok()
+                    {
                         continue;
                     }
                     let matched = c.pattern_properties[a.patterns.range()]
@@ -472,7 +639,15 @@ fn eval_keyword<C: Collector>(
                     }
                     let item_ok = if forbidden {
                         if !C::FAIL_FAST {
-                            col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::AdditionalProperties, Vec::new());
+                            col.error(
+                                c,
+                                ctx,
+                                node,
+                                k,
+                                Some(Seg::Key(key)),
+                                ErrorKind::AdditionalProperties,
+                                Vec::new(),
+                            );
                         }
                         false
                     } else {
@@ -503,7 +678,15 @@ fn eval_keyword<C: Collector>(
                         let path = ctx.path.push(Seg::Key(key));
                         eval_key(c, child, key, Ctx { path: &path, ..ctx }, &mut branch);
                         let causes = branch.take();
-                        col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::PropertyNames, causes);
+                        col.error(
+                            c,
+                            ctx,
+                            node,
+                            k,
+                            Some(Seg::Key(key)),
+                            ErrorKind::PropertyNames,
+                            causes,
+                        );
                         if col.full() {
                             return false;
                         }
@@ -547,11 +730,20 @@ fn eval_keyword<C: Collector>(
         Keyword::Items { node: child, skip } => match instance {
             Value::Array(items) => {
                 let mut ok = true;
-                let forbidden = c.keyword_names[k] == "additionalItems" && is_false_schema(c, child);
+                let forbidden =
+                    c.keyword_names[k] == "additionalItems" && is_false_schema(c, child);
                 for (i, item) in items.iter().enumerate().skip(skip as usize) {
                     let item_ok = if forbidden {
                         if !C::FAIL_FAST {
-                            col.error(c, ctx, node, k, Some(Seg::Index(i)), ErrorKind::AdditionalItems, Vec::new());
+                            col.error(
+                                c,
+                                ctx,
+                                node,
+                                k,
+                                Some(Seg::Index(i)),
+                                ErrorKind::AdditionalItems,
+                                Vec::new(),
+                            );
                         }
                         false
                     } else {
@@ -591,7 +783,9 @@ fn eval_keyword<C: Collector>(
                     return fail!(col, c, ctx, node, k, kind);
                 }
                 match spec.max {
-                    Some(max) if count > max => fail!(col, c, ctx, node, k, ErrorKind::MaxContains { limit: max }),
+                    Some(max) if count > max => {
+                        fail!(col, c, ctx, node, k, ErrorKind::MaxContains { limit: max })
+                    }
                     _ => true,
                 }
             }
@@ -611,12 +805,25 @@ fn eval_keyword<C: Collector>(
         }
         Keyword::AnyOf(span) => {
             let children = c.node_list(span);
-            if children.iter().any(|child| valid_at(c, *child, instance, ctx)) {
+            if children
+                .iter()
+                .any(|child| valid_at(c, *child, instance, ctx))
+            {
                 return true;
             }
             if !C::FAIL_FAST {
                 let causes = branch_errors(c, children, instance, ctx, col);
-                col.error(c, ctx, node, k, None, ErrorKind::AnyOf { branches: children.len() }, causes);
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    None,
+                    ErrorKind::AnyOf {
+                        branches: children.len(),
+                    },
+                    causes,
+                );
             }
             false
         }
@@ -635,26 +842,57 @@ fn eval_keyword<C: Collector>(
                 return true;
             }
             if !C::FAIL_FAST {
-                let causes = if matched == 0 { branch_errors(c, children, instance, ctx, col) } else { Vec::new() };
-                col.error(c, ctx, node, k, None, ErrorKind::OneOf { branches: children.len(), matched }, causes);
+                let causes = if matched == 0 {
+                    branch_errors(c, children, instance, ctx, col)
+                } else {
+                    Vec::new()
+                };
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    None,
+                    ErrorKind::OneOf {
+                        branches: children.len(),
+                        matched,
+                    },
+                    causes,
+                );
             }
             false
         }
-        Keyword::Not(child) => !valid_at(c, child, instance, ctx) || fail!(col, c, ctx, node, k, ErrorKind::Not),
+        Keyword::Not(child) => {
+            !valid_at(c, child, instance, ctx) || fail!(col, c, ctx, node, k, ErrorKind::Not)
+        }
         Keyword::If { cond, then, els } => {
             if then.is_none() && els.is_none() {
                 return true;
             }
-            let branch = if valid_at(c, cond, instance, ctx) { then } else { els };
+            let branch = if valid_at(c, cond, instance, ctx) {
+                then
+            } else {
+                els
+            };
             branch.is_none() || eval(c, branch, instance, ctx, col)
         }
         Keyword::Ref(target) => {
-            let hop = Hop { parent: Some(ctx.hop), via: node, via_keyword: k, entry: target };
+            let hop = Hop {
+                parent: Some(ctx.hop),
+                via: node,
+                via_keyword: k,
+                entry: target,
+            };
             eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
         }
         Keyword::DynamicRef(i) => {
             let target = dynamic_target(c, i, ctx.scope);
-            let hop = Hop { parent: Some(ctx.hop), via: node, via_keyword: k, entry: target };
+            let hop = Hop {
+                parent: Some(ctx.hop),
+                via: node,
+                via_keyword: k,
+                entry: target,
+            };
             eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
         }
         Keyword::UnevaluatedProperties(child) => match instance {
@@ -711,11 +949,17 @@ fn branch_errors<C: Collector>(
 /// outermost resource that defines the anchor, else the static target.
 pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId {
     let d = c.dynamic_refs[i as usize];
-    let Some(name) = d.anchor else { return d.target };
+    let Some(name) = d.anchor else {
+        return d.target;
+    };
     let mut found = d.target;
     let mut s = Some(scope);
     while let Some(link) = s {
-        if let Some(&(_, id)) = c.resources[link.resource as usize].dynamic_anchors.iter().find(|(n, _)| *n == name) {
+        if let Some(&(_, id)) = c.resources[link.resource as usize]
+            .dynamic_anchors
+            .iter()
+            .find(|(n, _)| *n == name)
+        {
             found = id;
         }
         s = link.parent;
@@ -738,7 +982,8 @@ fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
     // Large arrays: hash first, compare only on collision.
     use std::hash::{BuildHasher, Hasher};
     let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
-    let mut seen: ahash::AHashMap<u64, smallvec::SmallVec<[usize; 1]>> = ahash::AHashMap::with_capacity(items.len());
+    let mut seen: ahash::AHashMap<u64, smallvec::SmallVec<[usize; 1]>> =
+        ahash::AHashMap::with_capacity(items.len());
     for (j, item) in items.iter().enumerate() {
         let mut h = state.build_hasher();
         json::hash_value(item, &mut h);
@@ -752,18 +997,46 @@ fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
 }
 
 /// `contentEncoding: base64` and `contentMediaType: application/json`, when they assert.
-fn content<C: Collector>(c: &Compiled, i: u32, s: &str, ctx: Ctx<'_>, node: NodeId, k: usize, col: &mut C) -> bool {
+fn content<C: Collector>(
+    c: &Compiled,
+    i: u32,
+    s: &str,
+    ctx: Ctx<'_>,
+    node: NodeId,
+    k: usize,
+    col: &mut C,
+) -> bool {
     let check = &c.contents[i as usize];
     let decoded: std::borrow::Cow<'_, [u8]> = match &check.encoding {
         Some(enc) => match base64_decode(s) {
             Some(bytes) => std::borrow::Cow::Owned(bytes),
-            None => return fail!(col, c, ctx, node, k, ErrorKind::ContentEncoding { encoding: enc.clone() }),
+            None => {
+                return fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::ContentEncoding {
+                        encoding: enc.clone()
+                    }
+                );
+            }
         },
         None => std::borrow::Cow::Borrowed(s.as_bytes()),
     };
     match &check.media_type {
         Some(mt) if serde_json::from_slice::<serde::de::IgnoredAny>(&decoded).is_err() => {
-            fail!(col, c, ctx, node, k, ErrorKind::ContentMediaType { media_type: mt.clone() })
+            fail!(
+                col,
+                c,
+                ctx,
+                node,
+                k,
+                ErrorKind::ContentMediaType {
+                    media_type: mt.clone()
+                }
+            )
         }
         _ => true,
     }
@@ -772,7 +1045,7 @@ fn content<C: Collector>(c: &Compiled, i: u32, s: &str, ctx: Ctx<'_>, node: Node
 /// Standard base64 (RFC 4648, with padding) decoding.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let bytes = s.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
@@ -796,7 +1069,10 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
                 return None;
             }
         }
-        let n = (u32::from(buf[0]) << 18) | (u32::from(buf[1]) << 12) | (u32::from(buf[2]) << 6) | u32::from(buf[3]);
+        let n = (u32::from(buf[0]) << 18)
+            | (u32::from(buf[1]) << 12)
+            | (u32::from(buf[2]) << 6)
+            | u32::from(buf[3]);
         out.push((n >> 16) as u8);
         if pad < 2 {
             out.push((n >> 8) as u8);

@@ -15,7 +15,14 @@ use serde_json::{Map, Value};
 /// Context with the dynamic scope extended when `node` is in another resource.
 fn enter<'a>(c: &Compiled, node: NodeId, scope: &'a Scope<'a>) -> Scope<'a> {
     let r = c.node(node).resource;
-    if r != scope.resource { Scope { resource: r, parent: Some(scope) } } else { *scope }
+    if r != scope.resource {
+        Scope {
+            resource: r,
+            parent: Some(scope),
+        }
+    } else {
+        *scope
+    }
 }
 
 /// Whether `node` (valid against `instance`) evaluated property `key`.
@@ -30,35 +37,43 @@ fn evaluated_property(
     top: bool,
 ) -> bool {
     let scope = enter(c, node, ctx.scope);
-    let ctx = Ctx { scope: &scope, ..ctx };
+    let ctx = Ctx {
+        scope: &scope,
+        ..ctx
+    };
     stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
         c.keywords_of(node).iter().any(|kw| match *kw {
-            Keyword::Properties(span) => {
-                c.properties[span.range()].binary_search_by(|(n, _)| n.as_ref().cmp(key)).is_ok()
-            }
+            Keyword::Properties(span) => c.properties[span.range()]
+                .binary_search_by(|(n, _)| n.as_ref().cmp(key))
+                .is_ok(),
             Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
                 .iter()
                 .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match),
             Keyword::AdditionalProperties(_) => true,
             Keyword::UnevaluatedProperties(_) => !top,
-            Keyword::AllOf(span) => {
-                c.node_list(span).iter().any(|&n| evaluated_property(c, n, instance, o, key, ctx, false))
-            }
-            Keyword::AnyOf(span) | Keyword::OneOf(span) => c
+            Keyword::AllOf(span) => c
                 .node_list(span)
                 .iter()
-                .any(|&n| valid_at(c, n, instance, ctx) && evaluated_property(c, n, instance, o, key, ctx, false)),
+                .any(|&n| evaluated_property(c, n, instance, o, key, ctx, false)),
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => c.node_list(span).iter().any(|&n| {
+                valid_at(c, n, instance, ctx)
+                    && evaluated_property(c, n, instance, o, key, ctx, false)
+            }),
             Keyword::If { cond, then, els } => {
                 if valid_at(c, cond, instance, ctx) {
                     evaluated_property(c, cond, instance, o, key, ctx, false)
-                        || (!then.is_none() && evaluated_property(c, then, instance, o, key, ctx, false))
+                        || (!then.is_none()
+                            && evaluated_property(c, then, instance, o, key, ctx, false))
                 } else {
                     !els.is_none() && evaluated_property(c, els, instance, o, key, ctx, false)
                 }
             }
-            Keyword::DependentSchemas(span) => c.dependent_schemas[span.range()]
-                .iter()
-                .any(|(name, n)| o.contains_key(name.as_ref()) && evaluated_property(c, *n, instance, o, key, ctx, false)),
+            Keyword::DependentSchemas(span) => {
+                c.dependent_schemas[span.range()].iter().any(|(name, n)| {
+                    o.contains_key(name.as_ref())
+                        && evaluated_property(c, *n, instance, o, key, ctx, false)
+                })
+            }
             Keyword::Ref(target) => evaluated_property(c, target, instance, o, key, ctx, false),
             Keyword::DynamicRef(i) => {
                 let target = dynamic_target(c, i, ctx.scope);
@@ -70,35 +85,51 @@ fn evaluated_property(
 }
 
 /// Whether `node` (valid against `items`) evaluated item `index`.
-fn evaluated_item(c: &Compiled, node: NodeId, instance: &Value, items: &[Value], index: usize, ctx: Ctx<'_>, top: bool) -> bool {
+fn evaluated_item(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    items: &[Value],
+    index: usize,
+    ctx: Ctx<'_>,
+    top: bool,
+) -> bool {
     let scope = enter(c, node, ctx.scope);
-    let ctx = Ctx { scope: &scope, ..ctx };
+    let ctx = Ctx {
+        scope: &scope,
+        ..ctx
+    };
     stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::PrefixItems(span) => index < span.len(),
             Keyword::Items { skip, .. } => index >= skip as usize,
             Keyword::Contains(i) => valid_at(c, c.contains[i as usize].node, &items[index], ctx),
             Keyword::UnevaluatedItems(_) => !top,
-            Keyword::AllOf(span) => {
-                c.node_list(span).iter().any(|&n| evaluated_item(c, n, instance, items, index, ctx, false))
-            }
-            Keyword::AnyOf(span) | Keyword::OneOf(span) => c
+            Keyword::AllOf(span) => c
                 .node_list(span)
                 .iter()
-                .any(|&n| valid_at(c, n, instance, ctx) && evaluated_item(c, n, instance, items, index, ctx, false)),
+                .any(|&n| evaluated_item(c, n, instance, items, index, ctx, false)),
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => c.node_list(span).iter().any(|&n| {
+                valid_at(c, n, instance, ctx)
+                    && evaluated_item(c, n, instance, items, index, ctx, false)
+            }),
             Keyword::If { cond, then, els } => {
                 if valid_at(c, cond, instance, ctx) {
                     evaluated_item(c, cond, instance, items, index, ctx, false)
-                        || (!then.is_none() && evaluated_item(c, then, instance, items, index, ctx, false))
+                        || (!then.is_none()
+                            && evaluated_item(c, then, instance, items, index, ctx, false))
                 } else {
                     !els.is_none() && evaluated_item(c, els, instance, items, index, ctx, false)
                 }
             }
             Keyword::DependentSchemas(span) => {
-                let Value::Object(o) = instance else { return false };
-                c.dependent_schemas[span.range()]
-                    .iter()
-                    .any(|(name, n)| o.contains_key(name.as_ref()) && evaluated_item(c, *n, instance, items, index, ctx, false))
+                let Value::Object(o) = instance else {
+                    return false;
+                };
+                c.dependent_schemas[span.range()].iter().any(|(name, n)| {
+                    o.contains_key(name.as_ref())
+                        && evaluated_item(c, *n, instance, items, index, ctx, false)
+                })
             }
             Keyword::Ref(target) => evaluated_item(c, target, instance, items, index, ctx, false),
             Keyword::DynamicRef(i) => {
@@ -130,7 +161,15 @@ pub(super) fn properties<C: Collector>(
         }
         let item_ok = if forbidden {
             if !C::FAIL_FAST {
-                col.error(c, ctx, node, k, Some(Seg::Key(key)), ErrorKind::UnevaluatedProperties, Vec::new());
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    Some(Seg::Key(key)),
+                    ErrorKind::UnevaluatedProperties,
+                    Vec::new(),
+                );
             }
             false
         } else {
@@ -167,7 +206,15 @@ pub(super) fn items<C: Collector>(
         }
         let item_ok = if forbidden {
             if !C::FAIL_FAST {
-                col.error(c, ctx, node, k, Some(Seg::Index(index)), ErrorKind::UnevaluatedItems, Vec::new());
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    Some(Seg::Index(index)),
+                    ErrorKind::UnevaluatedItems,
+                    Vec::new(),
+                );
             }
             false
         } else {

@@ -1,0 +1,332 @@
+//! Schemas that must be refused, and what the error must say: a data table.
+
+use serde_json::{Value, json};
+use toolschema::{Limits, Options, Schema, SchemaErrorKind};
+
+struct Case {
+    schema: Value,
+    kind: SchemaErrorKind,
+    location: &'static str,
+    message_has: &'static str,
+}
+
+fn cases() -> Vec<Case> {
+    use SchemaErrorKind::*;
+    let c = |schema: Value, kind, location, message_has| Case {
+        schema,
+        kind,
+        location,
+        message_has,
+    };
+    vec![
+        c(
+            json!({"minLength": -1}),
+            InvalidKeyword,
+            "/minLength",
+            "non-negative integer",
+        ),
+        c(
+            json!({"maxItems": 1.5}),
+            InvalidKeyword,
+            "/maxItems",
+            "non-negative integer",
+        ),
+        c(json!({"type": 5}), InvalidKeyword, "/type", "type name"),
+        c(
+            json!({"type": ["string", "text"]}),
+            InvalidKeyword,
+            "/type",
+            "type name",
+        ),
+        c(
+            json!({"required": "x"}),
+            InvalidKeyword,
+            "/required",
+            "array of strings",
+        ),
+        c(
+            json!({"required": [1]}),
+            InvalidKeyword,
+            "/required",
+            "array of strings",
+        ),
+        c(
+            json!({"properties": {"a": {"minimum": "3"}}}),
+            InvalidKeyword,
+            "/properties/a/minimum",
+            "number",
+        ),
+        c(
+            json!({"multipleOf": 0}),
+            InvalidKeyword,
+            "/multipleOf",
+            "greater than 0",
+        ),
+        c(json!({"enum": {}}), InvalidKeyword, "/enum", "array"),
+        c(json!({"allOf": []}), InvalidKeyword, "/allOf", "non-empty"),
+        c(
+            json!({"anyOf": {}}),
+            InvalidKeyword,
+            "/anyOf",
+            "array of schemas",
+        ),
+        c(
+            json!({"properties": {"a": 3}}),
+            InvalidKeyword,
+            "/properties/a",
+            "object or a boolean",
+        ),
+        c(
+            json!({"pattern": "(unclosed"}),
+            InvalidPattern,
+            "/pattern",
+            "regular expression",
+        ),
+        c(
+            json!({"patternProperties": {"[": {}}}),
+            InvalidPattern,
+            "/patternProperties/[",
+            "regular expression",
+        ),
+        c(
+            json!({"$ref": "#/defs/x"}),
+            UnresolvedReference,
+            "/$ref",
+            "resolves to nothing",
+        ),
+        c(
+            json!({"properties": {"a": {"$ref": "#/defs/x"}}}),
+            UnresolvedReference,
+            "/properties/a/$ref",
+            "\"#/defs/x\"",
+        ),
+        c(
+            json!({"$ref": "#missing"}),
+            UnresolvedReference,
+            "/$ref",
+            "no anchor",
+        ),
+        c(
+            json!({"$ref": "https://example.com/other.json"}),
+            UnresolvedReference,
+            "/$ref",
+            "no document",
+        ),
+        c(json!({"$ref": "#"}), ReferenceCycle, "", "cycle"),
+        c(
+            json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+            ReferenceCycle,
+            "",
+            "cycle",
+        ),
+        c(json!({"not": {"$ref": "#"}}), ReferenceCycle, "", "cycle"),
+        c(
+            json!({"$defs": {"a": {"$id": "https://x.com/a"}, "b": {"$id": "https://x.com/a"}}}),
+            DuplicateIdentifier,
+            "",
+            "more than one",
+        ),
+        c(
+            json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}}),
+            DuplicateIdentifier,
+            "",
+            "more than once",
+        ),
+        c(
+            json!({"$schema": "https://example.com/my-dialect"}),
+            UnknownDialect,
+            "/$schema",
+            "unknown dialect",
+        ),
+        c(
+            json!({"$anchor": "1bad"}),
+            InvalidKeyword,
+            "/$anchor",
+            "plain name",
+        ),
+    ]
+}
+
+#[test]
+fn malformed_schemas_are_refused_with_kind_location_and_reason() {
+    for case in cases() {
+        let err = match Schema::compile(&case.schema) {
+            Ok(_) => panic!("{} compiled, expected {:?}", case.schema, case.kind),
+            Err(e) => e,
+        };
+        assert_eq!(err.kind(), case.kind, "{}: {err}", case.schema);
+        if !case.location.is_empty() {
+            assert_eq!(err.location(), case.location, "{}: {err}", case.schema);
+        }
+        assert!(
+            err.message().contains(case.message_has),
+            "{}: {err} lacks {:?}",
+            case.schema,
+            case.message_has
+        );
+        let shown = err.to_string();
+        assert!(
+            shown.starts_with(if err.location().is_empty() {
+                "/"
+            } else {
+                err.location()
+            }),
+            "{shown}"
+        );
+        assert_eq!(shown, shown.trim(), "one line");
+        assert!(!shown.contains('\n'), "one line: {shown}");
+    }
+}
+
+#[test]
+fn unresolved_reference_error_reads_well() {
+    let err = Schema::compile(&json!({"properties": {"a": {"$ref": "#/defs/x"}}})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "/properties/a/$ref: \"#/defs/x\" resolves to nothing"
+    );
+}
+
+fn nested(depth: usize) -> Value {
+    // depth counts values: {"items": {"items": ... {}}} has 1 + depth - 1 object levels.
+    let mut v = json!({});
+    for _ in 1..depth {
+        v = json!({ "items": v });
+    }
+    v
+}
+
+#[test]
+fn depth_cap_counts_like_the_mcp_sdks() {
+    assert!(Schema::compile(&nested(64)).is_ok());
+    let err = Schema::compile(&nested(65)).unwrap_err();
+    assert_eq!(err.kind(), SchemaErrorKind::DepthExceeded);
+    assert!(err.to_string().contains("maximum depth of 64"), "{err}");
+    assert!(err.location().starts_with("/items/items"), "{err}");
+    // Scalars count: an enum member one level below the deepest allowed object.
+    let mut deep = json!({"enum": [1]});
+    for _ in 0..61 {
+        deep = json!({ "items": deep });
+    }
+    // root(1) .. 62 objects, enum array at 63, its member at 64: allowed.
+    assert!(Schema::compile(&deep).is_ok());
+    let deeper = json!({ "items": deep });
+    assert_eq!(
+        Schema::compile(&deeper).unwrap_err().kind(),
+        SchemaErrorKind::DepthExceeded
+    );
+    assert!(
+        Options::new()
+            .limits(Limits::none())
+            .compile(&nested(500))
+            .is_ok()
+    );
+}
+
+#[test]
+fn subschema_cap_counts_every_object() {
+    let props: serde_json::Map<String, Value> =
+        (0..9_999).map(|i| (format!("p{i}"), json!({}))).collect();
+    // root + properties object + 9,999 = 10,001 objects.
+    let schema = json!({"properties": Value::Object(props.clone())});
+    let err = Schema::compile(&schema).unwrap_err();
+    assert_eq!(err.kind(), SchemaErrorKind::TooManySubschemas);
+    assert!(err.to_string().contains("10000"), "{err}");
+    let mut fewer = props;
+    fewer.remove("p0");
+    assert!(Schema::compile(&json!({"properties": Value::Object(fewer)})).is_ok());
+    let tight = Options::new().limits(Limits {
+        max_depth: 64,
+        max_subschemas: 3,
+    });
+    assert!(tight.compile(&json!({"properties": {"a": {}}})).is_ok());
+    assert!(
+        tight
+            .compile(&json!({"properties": {"a": {}, "b": {}}}))
+            .is_err()
+    );
+}
+
+#[test]
+fn fragment_only_policy() {
+    let opts = Options::new().refs_fragment_only(true);
+    assert!(
+        opts.compile(&json!({"$ref": "#/$defs/a", "$defs": {"a": {}}}))
+            .is_ok()
+    );
+    let err = opts
+        .compile(&json!({"$id": "https://x.com/s", "$ref": "https://x.com/s#/$defs/a", "$defs": {"a": {}}}))
+        .unwrap_err();
+    assert_eq!(err.kind(), SchemaErrorKind::ForbiddenReference);
+    assert_eq!(err.location(), "/$ref");
+    // The default accepts any reference that resolves inside the document.
+    assert!(Schema::compile(&json!({"$id": "https://x.com/s", "$ref": "https://x.com/s#/$defs/a", "$defs": {"a": {}}})).is_ok());
+}
+
+#[test]
+fn registered_documents_resolve_and_nothing_is_fetched() {
+    let schema = json!({"$ref": "https://example.com/point.json"});
+    assert_eq!(
+        Schema::compile(&schema).unwrap_err().kind(),
+        SchemaErrorKind::UnresolvedReference
+    );
+    let s = Options::new()
+        .with_document(
+            "https://example.com/point.json",
+            json!({"type": "object", "required": ["x"]}),
+        )
+        .compile(&schema)
+        .unwrap();
+    assert!(s.is_valid(&json!({"x": 1})));
+    assert!(!s.is_valid(&json!({})));
+}
+
+#[test]
+fn references_through_ids_anchors_and_escapes() {
+    let s = Schema::compile(&json!({
+        "$id": "https://example.com/root.json",
+        "$defs": {
+            "a~b/c": {"type": "integer"},
+            "pct%": {"type": "string"},
+            "inner": {"$id": "inner.json", "$anchor": "here", "type": "boolean"},
+            "urn": {"$id": "urn:example:thing", "type": "null"}
+        },
+        "properties": {
+            "p1": {"$ref": "#/$defs/a~0b~1c"},
+            "p2": {"$ref": "#/$defs/pct%25"},
+            "p3": {"$ref": "inner.json"},
+            "p4": {"$ref": "https://example.com/inner.json#here"},
+            "p5": {"$ref": "urn:example:thing"}
+        }
+    }))
+    .unwrap();
+    assert!(s.is_valid(&json!({"p1": 1, "p2": "x", "p3": true, "p4": false, "p5": null})));
+    for bad in [
+        json!({"p1": "1"}),
+        json!({"p2": 2}),
+        json!({"p3": 1}),
+        json!({"p4": 1}),
+        json!({"p5": 1}),
+    ] {
+        assert!(!s.is_valid(&bad), "{bad}");
+    }
+}
+
+#[test]
+fn older_drafts_are_declared_dialects() {
+    // Draft 7: $ref overrides its siblings.
+    let s = Schema::compile(&json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {"a": {"type": "integer"}},
+        "properties": {"x": {"$ref": "#/definitions/a", "maximum": 0}}
+    }))
+    .unwrap();
+    assert!(s.is_valid(&json!({"x": 5})));
+    // 2020-12: siblings apply.
+    let s = Schema::compile(&json!({
+        "$defs": {"a": {"type": "integer"}},
+        "properties": {"x": {"$ref": "#/$defs/a", "maximum": 0}}
+    }))
+    .unwrap();
+    assert!(!s.is_valid(&json!({"x": 5})));
+}

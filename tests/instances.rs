@@ -1,0 +1,140 @@
+//! Instances at the edges: very deep, very large, numbers beyond i64/f64, Unicode lengths.
+
+use serde_json::{Value, json};
+use toolschema::Schema;
+
+/// Builds `[[[...]]]` `depth` levels deep without recursion.
+fn deep_array(depth: usize) -> Value {
+    let mut v = json!([]);
+    for _ in 1..depth {
+        v = Value::Array(vec![v]);
+    }
+    v
+}
+
+/// Takes a deep value apart without recursion (serde_json's drop recurses).
+fn dismantle(v: Value) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_100_000_deep_instance_gets_an_answer() {
+    let recursive = Schema::compile(&json!({
+        "$defs": {"node": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+        "$ref": "#/$defs/node"
+    }))
+    .unwrap();
+    let not_numbers = Schema::compile(&json!({
+        "$defs": {"node": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/node"}}, {"type": "string"}]}},
+        "$ref": "#/$defs/node"
+    }))
+    .unwrap();
+    let deep = deep_array(100_000);
+    assert!(recursive.is_valid(&deep));
+    assert!(recursive.validate(&deep).is_ok());
+    assert!(not_numbers.is_valid(&deep));
+    // Put a number at the bottom: invalid, with a location 100,000 levels down.
+    let mut v = json!([1]);
+    for _ in 1..100_000 {
+        v = Value::Array(vec![v]);
+    }
+    assert!(!recursive.is_valid(&v));
+    let errors: Vec<_> = recursive.iter_errors(&v).collect();
+    assert!(!errors.is_empty());
+    assert!(errors[0].instance_location().starts_with("/0/0/0"));
+    assert_eq!(errors[0].instance_location().len(), 2 * 100_000);
+    let unique = Schema::compile(&json!({"uniqueItems": true})).unwrap();
+    let pair = Value::Array(vec![deep, v]);
+    assert!(unique.is_valid(&pair));
+    dismantle(pair);
+}
+
+#[test]
+fn json_number_semantics() {
+    let int = Schema::compile(&json!({"type": "integer"})).unwrap();
+    assert!(int.is_valid(&json!(1.0)));
+    assert!(int.is_valid(&json!(-0.0)));
+    assert!(!int.is_valid(&json!(1.5)));
+    assert!(
+        int.is_valid(&serde_json::from_str::<Value>("123456789012345678901234567890").unwrap())
+    );
+    assert!(int.is_valid(&json!(u64::MAX)));
+
+    let max = Schema::compile(&json!({"maximum": 18446744073709551615u64})).unwrap();
+    assert!(max.is_valid(&json!(u64::MAX)));
+    assert!(!max.is_valid(&serde_json::from_str::<Value>("18446744073709551616.5").unwrap()));
+    let min = Schema::compile(&json!({"minimum": -9223372036854775808i64})).unwrap();
+    assert!(min.is_valid(&json!(i64::MIN)));
+    assert!(!min.is_valid(&json!(-9.3e18)));
+    let excl = Schema::compile(&json!({"exclusiveMaximum": 9007199254740993u64})).unwrap();
+    assert!(excl.is_valid(&json!(9007199254740992u64)));
+    assert!(!excl.is_valid(&json!(9007199254740993u64)));
+
+    let cents = Schema::compile(&json!({"multipleOf": 0.0001})).unwrap();
+    assert!(cents.is_valid(&json!(0.0075)));
+    assert!(cents.is_valid(&json!(12.3456)));
+    assert!(!cents.is_valid(&json!(0.00751)));
+    let tenth = Schema::compile(&json!({"multipleOf": 0.1})).unwrap();
+    assert!(tenth.is_valid(&json!(0.3)));
+    assert!(tenth.is_valid(&json!(4.2)));
+    let tiny = Schema::compile(&json!({"multipleOf": 1e-308})).unwrap();
+    assert!(tiny.is_valid(&json!(3)));
+    let huge = Schema::compile(&json!({"multipleOf": 1e308})).unwrap();
+    assert!(!huge.is_valid(&json!(3)));
+    assert!(huge.is_valid(&json!(0)));
+}
+
+#[test]
+fn json_equality_for_enum_const_unique() {
+    let e = Schema::compile(&json!({"enum": [1, {"a": [1, 2]}]})).unwrap();
+    assert!(e.is_valid(&json!(1.0)));
+    assert!(e.is_valid(&json!({"a": [1.0, 2]})));
+    assert!(!e.is_valid(&json!(true)));
+    let c = Schema::compile(&json!({"const": {"x": 1, "y": 2}})).unwrap();
+    let reordered: Value = serde_json::from_str(r#"{"y": 2.0, "x": 1}"#).unwrap();
+    assert!(c.is_valid(&reordered));
+    let u = Schema::compile(&json!({"uniqueItems": true})).unwrap();
+    assert!(!u.is_valid(&json!([1, 1.0])));
+    assert!(u.is_valid(&json!([1, true, "1", [1], {"1": 1}])));
+    assert!(!u.is_valid(&json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}])));
+    // Large arrays take the hashing path.
+    let big: Vec<Value> = (0..10_000).map(|i| json!(i)).collect();
+    assert!(u.is_valid(&Value::Array(big.clone())));
+    let mut dup = big;
+    dup.push(json!(5000.0));
+    assert!(!u.is_valid(&Value::Array(dup)));
+}
+
+#[test]
+fn string_lengths_count_code_points() {
+    let s = Schema::compile(&json!({"minLength": 2, "maxLength": 2})).unwrap();
+    assert!(s.is_valid(&json!("💩💩")));
+    assert!(s.is_valid(&json!("éé")));
+    assert!(!s.is_valid(&json!("💩")));
+    assert!(!s.is_valid(&json!("abc")));
+}
+
+#[test]
+fn schemas_are_send_sync_and_shareable() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Schema>();
+    let s = Schema::compile(&json!({"type": "string"})).unwrap();
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                s.is_valid(&json!(format!("x{i}"))) && !s.is_valid(&json!(i))
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap());
+    }
+}
