@@ -51,5 +51,5 @@ pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, Valida
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};
-pub use output::Evaluation;
+pub use output::{Annotation, Evaluation};
 pub use schema::{ErrorIter, Schema};

@@ -202,6 +202,10 @@ pub(crate) struct Compiled {
     pub(crate) formats: Vec<FormatCheck>,
     pub(crate) contents: Vec<ContentCheck>,
     pub(crate) resources: Vec<Resource>,
+    /// Per node: its annotation keywords (`title`, `default`, unknown keywords, ...), a
+    /// range of `annotation_values`. Read only on the `evaluate` path.
+    pub(crate) node_annotations: Vec<Span>,
+    pub(crate) annotation_values: Vec<(Arc<str>, Value)>,
 }
 
 impl Compiled {

@@ -169,6 +169,8 @@ impl<'a> Compiler<'a> {
                 formats: Vec::new(),
                 contents: Vec::new(),
                 resources: Vec::new(),
+                node_annotations: Vec::new(),
+                annotation_values: Vec::new(),
             },
             docs,
             tasks: Vec::new(),
@@ -218,6 +220,7 @@ impl<'a> Compiler<'a> {
             pointer: pointer.clone().into(),
             resource_pointer: "".into(),
         });
+        self.out.node_annotations.push(Span { start: 0, end: 0 });
         self.meta.push(NodeMeta {
             base: base.clone(),
             resource,
@@ -808,6 +811,7 @@ impl<'a> Compiler<'a> {
         let d = task.dialect;
         let validation = d.has(vocab::VALIDATION);
         let applicator = d.has(vocab::APPLICATOR);
+        self.record_annotations(task, map);
 
         // Cheap, likely-failing checks first.
         if validation {
@@ -1023,6 +1027,26 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Keeps the node's annotation keywords (meta-data, format, content, unknown keywords)
+    /// for the `evaluate` path.
+    fn record_annotations(&mut self, task: &Task, map: &Map<String, Value>) {
+        let start = self.out.annotation_values.len() as u32;
+        for (k, v) in map {
+            let keep = match k.as_str() {
+                "title" | "description" | "default" | "examples" | "readOnly" | "writeOnly"
+                | "deprecated" | "format" | "contentEncoding" | "contentMediaType" => true,
+                // `contentSchema` only annotates alongside `contentMediaType`.
+                "contentSchema" => map.contains_key("contentMediaType"),
+                other => !is_known_keyword(other),
+            };
+            if keep {
+                self.out.annotation_values.push((Arc::from(k.as_str()), v.clone()));
+            }
+        }
+        let end = self.out.annotation_values.len() as u32;
+        self.out.node_annotations[task.node.index()] = Span { start, end };
     }
 
     fn compile_numeric(
@@ -1354,4 +1378,22 @@ fn is_anchor_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+}
+
+/// Every keyword some supported draft defines; anything else is an unknown keyword,
+/// collected as an annotation.
+fn is_known_keyword(k: &str) -> bool {
+    matches!(
+        k,
+        "$schema" | "$id" | "id" | "$ref" | "$defs" | "definitions" | "$anchor" | "$dynamicRef"
+            | "$dynamicAnchor" | "$recursiveRef" | "$recursiveAnchor" | "$vocabulary" | "$comment"
+            | "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else" | "dependentSchemas"
+            | "dependencies" | "prefixItems" | "items" | "additionalItems" | "contains"
+            | "properties" | "patternProperties" | "additionalProperties" | "propertyNames"
+            | "unevaluatedItems" | "unevaluatedProperties" | "type" | "enum" | "const"
+            | "multipleOf" | "maximum" | "exclusiveMaximum" | "minimum" | "exclusiveMinimum"
+            | "maxLength" | "minLength" | "pattern" | "maxItems" | "minItems" | "uniqueItems"
+            | "maxContains" | "minContains" | "maxProperties" | "minProperties" | "required"
+            | "dependentRequired" | "contentSchema"
+    )
 }

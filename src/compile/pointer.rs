@@ -22,6 +22,25 @@ pub(crate) fn join(pointer: &str, segments: &[&str]) -> String {
     out
 }
 
+/// `pointer` as a URI fragment: characters a fragment may not hold are percent-encoded.
+pub(crate) fn to_fragment(pointer: &str) -> String {
+    let mut out = String::with_capacity(pointer.len());
+    for b in pointer.bytes() {
+        let allowed = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';'
+                    | b'=' | b':' | b'@' | b'/' | b'?'
+            );
+        if allowed {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Decodes `%XX` escapes in a URI fragment; `None` when the result is not UTF-8 or an
 /// escape is malformed.
 pub(crate) fn percent_decode(fragment: &str) -> Option<String> {

@@ -83,16 +83,12 @@ fn relative(c: &Compiled, node: NodeId, entry: NodeId) -> &str {
     pointer::strip(p, e).unwrap_or(p)
 }
 
-/// The evaluation path to keyword `keyword` of `node`, through every reference taken.
-pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, keyword: usize) -> String {
-    let mut parts: Vec<(&str, &str)> =
-        vec![(relative(c, node, hop.entry), c.keyword_names[keyword])];
+/// The evaluation path to keyword `name` of `node`, through every reference taken.
+pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &str) -> String {
+    let mut parts: Vec<(&str, &str)> = vec![(relative(c, node, hop.entry), name)];
     let mut h = hop;
     while let Some(parent) = h.parent {
-        parts.push((
-            relative(c, h.via, parent.entry),
-            c.keyword_names[h.via_keyword],
-        ));
+        parts.push((relative(c, h.via, parent.entry), c.keyword_names[h.via_keyword]));
         h = parent;
     }
     let mut out = String::new();
@@ -105,17 +101,12 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, keyword
     out
 }
 
-/// The keyword as its resource's URI plus a pointer fragment.
-pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, keyword: usize) -> String {
+/// Keyword `name` of `node` as its resource's URI plus a pointer fragment.
+pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
     let resource = &c.resources[c.node(node).resource as usize];
-    let mut out = format!(
-        "{}#{}",
-        resource.uri,
-        c.node_info[node.index()].resource_pointer
-    );
-    let name = c.keyword_names[keyword];
+    let mut ptr = c.node_info[node.index()].resource_pointer.to_string();
     if name != "false" {
-        pointer::push(&mut out, name);
+        pointer::push(&mut ptr, name);
     }
-    out
+    format!("{}#{}", resource.uri, pointer::to_fragment(&ptr))
 }

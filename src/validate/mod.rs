@@ -64,6 +64,32 @@ pub(crate) trait Collector {
 
     /// The branch's errors, taken.
     fn take(&mut self) -> Vec<ValidationError>;
+
+    /// Collect annotations (the `evaluate` path): branches are all evaluated, and what
+    /// failed subschemas annotated is dropped.
+    const ANNOTATE: bool = false;
+
+    /// How many annotations are held (to roll back to when a subschema fails).
+    #[inline(always)]
+    fn checkpoint(&self) -> usize {
+        0
+    }
+
+    /// Drops annotations collected after `mark`.
+    #[inline(always)]
+    fn rollback(&mut self, _mark: usize) {}
+
+    /// Records an annotation of keyword `name` of `node`.
+    #[inline(always)]
+    fn annotate(&mut self, _c: &Compiled, _ctx: Ctx<'_>, _node: NodeId, _name: &str, _value: Value) {}
+
+    /// Keeps the annotations of a branch that succeeded.
+    #[inline(always)]
+    fn absorb(&mut self, _branch: Self)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 /// Collects nothing: the `is_valid` path.
@@ -124,8 +150,9 @@ impl Collector for Errors {
             return;
         }
         let instance_location = location::instance_pointer(ctx.path, child);
-        let keyword_location = location::keyword_pointer(c, ctx.hop, node, keyword);
-        let absolute = location::absolute_keyword_location(c, node, keyword);
+        let name = c.keyword_names[keyword];
+        let keyword_location = location::keyword_pointer(c, ctx.hop, node, name);
+        let absolute = location::absolute_keyword_location(c, node, name);
         self.errors.push(ValidationError::new(
             instance_location,
             keyword_location,
@@ -151,6 +178,94 @@ impl Collector for Errors {
     fn take(&mut self) -> Vec<ValidationError> {
         std::mem::take(&mut self.errors)
     }
+}
+
+/// One annotation, located (the `evaluate` path).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawAnnotation {
+    pub(crate) instance_location: String,
+    pub(crate) keyword_location: String,
+    pub(crate) absolute_keyword_location: String,
+    pub(crate) schema_location: String,
+    pub(crate) keyword: String,
+    pub(crate) value: Value,
+}
+
+/// Collects every error and the annotations of what succeeded.
+pub(crate) struct Outcome {
+    pub(crate) errors: Vec<ValidationError>,
+    pub(crate) annotations: Vec<RawAnnotation>,
+}
+
+impl Collector for Outcome {
+    const FAIL_FAST: bool = false;
+    const ANNOTATE: bool = true;
+
+    fn error(
+        &mut self,
+        c: &Compiled,
+        ctx: Ctx<'_>,
+        node: NodeId,
+        keyword: usize,
+        child: Option<Seg<'_>>,
+        kind: ErrorKind,
+        causes: Vec<ValidationError>,
+    ) {
+        let name = c.keyword_names[keyword];
+        self.errors.push(ValidationError::new(
+            location::instance_pointer(ctx.path, child),
+            location::keyword_pointer(c, ctx.hop, node, name),
+            location::absolute_keyword_location(c, node, name),
+            kind,
+            causes,
+        ));
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+
+    fn branch(&self) -> Self {
+        Outcome { errors: Vec::new(), annotations: Vec::new() }
+    }
+
+    fn take(&mut self) -> Vec<ValidationError> {
+        std::mem::take(&mut self.errors)
+    }
+
+    fn checkpoint(&self) -> usize {
+        self.annotations.len()
+    }
+
+    fn rollback(&mut self, mark: usize) {
+        self.annotations.truncate(mark);
+    }
+
+    fn annotate(&mut self, c: &Compiled, ctx: Ctx<'_>, node: NodeId, name: &str, value: Value) {
+        self.annotations.push(RawAnnotation {
+            instance_location: location::instance_pointer(ctx.path, None),
+            keyword_location: location::keyword_pointer(c, ctx.hop, node, name),
+            absolute_keyword_location: location::absolute_keyword_location(c, node, name),
+            schema_location: format!("#{}", crate::compile::pointer::to_fragment(&c.node_info[node.index()].pointer)),
+            keyword: name.to_string(),
+            value,
+        });
+    }
+
+    fn absorb(&mut self, branch: Self) {
+        self.annotations.extend(branch.annotations);
+    }
+}
+
+/// Every error, and the annotations of what succeeded.
+pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
+    let path = Path::root();
+    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let hop = Hop::root(c.root);
+    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
+    let mut out = Outcome { errors: Vec::new(), annotations: Vec::new() };
+    eval(c, c.root, instance, ctx, &mut out);
+    out
 }
 
 /// Whether `instance` conforms to the compiled schema.
@@ -277,16 +392,33 @@ fn eval_node<C: Collector>(
     } else {
         ctx
     };
+    let mark = col.checkpoint();
     let mut valid = true;
     let start = n.keywords.start as usize;
     for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
         let k = start + offset;
         let ok = eval_keyword(c, node, k, *kw, instance, ctx, col);
+        if C::ANNOTATE && ok {
+            applicator_annotation(c, node, k, *kw, instance, ctx, col);
+        }
         if !ok {
             valid = false;
             if C::FAIL_FAST || col.full() {
                 return false;
             }
+        }
+    }
+    if C::ANNOTATE {
+        if valid {
+            for (name, value) in &c.annotation_values[c.node_annotations[node.index()].range()] {
+                // The content keywords annotate strings only.
+                if name.starts_with("content") && !instance.is_string() {
+                    continue;
+                }
+                col.annotate(c, ctx, node, name, value.clone());
+            }
+        } else {
+            col.rollback(mark);
         }
     }
     valid
@@ -765,14 +897,27 @@ fn eval_keyword<C: Collector>(
             Value::Array(items) => {
                 let spec = c.contains[i as usize];
                 let mut count = 0u64;
+                let mut matched: Vec<Value> = Vec::new();
                 for (idx, item) in items.iter().enumerate() {
                     let path = ctx.path.push(Seg::Index(idx));
+                    if C::ANNOTATE {
+                        let mut branch = col.branch();
+                        if eval(c, spec.node, item, Ctx { path: &path, ..ctx }, &mut branch) {
+                            col.absorb(branch);
+                            count += 1;
+                            matched.push(Value::from(idx));
+                        }
+                        continue;
+                    }
                     if valid_at(c, spec.node, item, Ctx { path: &path, ..ctx }) {
                         count += 1;
                         if spec.max.is_none_or(|max| count > max) && count >= spec.min {
                             break;
                         }
                     }
+                }
+                if C::ANNOTATE {
+                    col.annotate(c, ctx, node, "contains", Value::Array(matched));
                 }
                 if count < spec.min {
                     let kind = if spec.min == 1 && c.keyword_names[k] == "contains" {
@@ -802,6 +947,34 @@ fn eval_keyword<C: Collector>(
                 }
             }
             ok
+        }
+        Keyword::AnyOf(span) if C::ANNOTATE => {
+            let children = c.node_list(span);
+            let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
+            matched > 0 || {
+                col.error(c, ctx, node, k, None, ErrorKind::AnyOf { branches: children.len() }, causes);
+                false
+            }
+        }
+        Keyword::OneOf(span) if C::ANNOTATE => {
+            let children = c.node_list(span);
+            let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
+            matched == 1 || {
+                let causes = if matched == 0 { causes } else { Vec::new() };
+                let kind = ErrorKind::OneOf { branches: children.len(), matched };
+                col.error(c, ctx, node, k, None, kind, causes);
+                false
+            }
+        }
+        Keyword::If { cond, then, els } if C::ANNOTATE => {
+            let mut branch = col.branch();
+            let next = if eval(c, cond, instance, ctx, &mut branch) {
+                col.absorb(branch);
+                then
+            } else {
+                els
+            };
+            next.is_none() || eval(c, next, instance, ctx, col)
         }
         Keyword::AnyOf(span) => {
             let children = c.node_list(span);
@@ -928,6 +1101,85 @@ fn properties<C: Collector>(
         }
     }
     ok
+}
+
+/// The annotation an applicator produces once it succeeded (the `evaluate` path only).
+///
+/// Names of properties found only in the instance are data, so the keywords that apply to
+/// them (`patternProperties`, `additionalProperties`, `unevaluatedProperties`) annotate
+/// `true` rather than listing them: output stays redaction-safe.
+fn applicator_annotation<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    kw: Keyword,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) {
+    let name = c.keyword_names[k];
+    let value = match (kw, instance) {
+        (Keyword::Properties(span), Value::Object(o)) => {
+            let names: Vec<Value> = c.properties[span.range()]
+                .iter()
+                .filter(|(n, _)| o.contains_key(n.as_ref()))
+                .map(|(n, _)| Value::String(n.to_string()))
+                .collect();
+            Value::Array(names)
+        }
+        (Keyword::PatternProperties(span), Value::Object(o)) => {
+            let any = o.keys().any(|key| {
+                c.pattern_properties[span.range()]
+                    .iter()
+                    .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match)
+            });
+            if !any {
+                return;
+            }
+            Value::Bool(true)
+        }
+        (Keyword::AdditionalProperties(_) | Keyword::UnevaluatedProperties(_), Value::Object(o))
+            if !o.is_empty() =>
+        {
+            Value::Bool(true)
+        }
+        (Keyword::PrefixItems(span), Value::Array(items)) if !items.is_empty() => {
+            if items.len() <= span.len() {
+                Value::Bool(true)
+            } else {
+                Value::from(span.len() - 1)
+            }
+        }
+        (Keyword::Items { skip, .. }, Value::Array(items)) if items.len() > skip as usize => {
+            Value::Bool(true)
+        }
+        (Keyword::UnevaluatedItems(_), Value::Array(items)) if !items.is_empty() => Value::Bool(true),
+        _ => return,
+    };
+    col.annotate(c, ctx, node, name, value);
+}
+
+/// Evaluates every branch keeping the annotations of those that match: (matches, the
+/// errors of the others).
+fn annotate_branches<C: Collector>(
+    c: &Compiled,
+    children: &[NodeId],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> (usize, Vec<ValidationError>) {
+    let mut matched = 0;
+    let mut causes = Vec::new();
+    for child in children {
+        let mut branch = col.branch();
+        if eval(c, *child, instance, ctx, &mut branch) {
+            matched += 1;
+            col.absorb(branch);
+        } else {
+            causes.extend(branch.take());
+        }
+    }
+    (matched, causes)
 }
 
 /// The errors of every branch, for an `anyOf`/`oneOf` that none matched.
