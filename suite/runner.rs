@@ -157,9 +157,20 @@ impl Report {
     }
 }
 
-/// Runs one folder and reports every unexpected result.
+/// Runs one folder of the official suite and reports every unexpected result.
 pub fn run(cfg: &Run) -> Report {
     let root = suite_dir().join("tests");
+    run_in(&root, cfg)
+}
+
+/// Runs our own suite-format cases below `suite/` (`cfg.folder`, e.g. `extra`).
+pub fn run_extra(cfg: &Run) -> Report {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("suite");
+    run_in(&root, cfg)
+}
+
+fn run_in(root: &Path, cfg: &Run) -> Report {
+    let root = root.to_path_buf();
     let dir = root.join(cfg.folder);
     let mut files = Vec::new();
     json_files(&dir, cfg.recursive, &mut files);

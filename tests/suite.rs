@@ -99,3 +99,16 @@ fn draft6_optional() {
 fn draft4_optional() {
     optional("draft4/optional", Draft::Draft4);
 }
+
+#[test]
+fn extra_cases() {
+    let report = runner::run_extra(&Run {
+        folder: "extra",
+        draft: Draft::Draft202012,
+        with_documents: true,
+        assert_formats: false,
+        recursive: true,
+    });
+    println!("{}", report.table());
+    assert!(report.failures.is_empty(), "{}", report.failures.join("\n"));
+}
