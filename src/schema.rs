@@ -189,7 +189,10 @@ pub(crate) struct Compiled {
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,
     pub(crate) strings: Vec<Arc<str>>,
+    /// `properties` entries, sorted by name within each keyword's span (for lookups).
     pub(crate) properties: Vec<(Arc<str>, NodeId)>,
+    /// Indices into `properties`, cheapest first within each span (for evaluation).
+    pub(crate) property_order: Vec<u32>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,

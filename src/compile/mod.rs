@@ -7,6 +7,7 @@
 mod caps;
 mod cycles;
 pub(crate) mod dialect;
+mod order;
 pub(crate) mod pointer;
 pub(crate) mod uri;
 
@@ -28,6 +29,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     c.run()?;
     c.out.root = root_id;
     cycles::check(&c.out)?;
+    order::optimize(&mut c.out);
     Ok(c.out)
 }
 
@@ -157,6 +159,7 @@ impl<'a> Compiler<'a> {
                 limits: Vec::new(),
                 strings: Vec::new(),
                 properties: Vec::new(),
+                property_order: Vec::new(),
                 pattern_properties: Vec::new(),
                 additional: Vec::new(),
                 dependent_required: Vec::new(),
@@ -1042,7 +1045,9 @@ impl<'a> Compiler<'a> {
                 other => !is_known_keyword(other),
             };
             if keep {
-                self.out.annotation_values.push((Arc::from(k.as_str()), v.clone()));
+                self.out
+                    .annotation_values
+                    .push((Arc::from(k.as_str()), v.clone()));
             }
         }
         let end = self.out.annotation_values.len() as u32;
@@ -1385,15 +1390,58 @@ fn is_anchor_name(s: &str) -> bool {
 fn is_known_keyword(k: &str) -> bool {
     matches!(
         k,
-        "$schema" | "$id" | "id" | "$ref" | "$defs" | "definitions" | "$anchor" | "$dynamicRef"
-            | "$dynamicAnchor" | "$recursiveRef" | "$recursiveAnchor" | "$vocabulary" | "$comment"
-            | "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else" | "dependentSchemas"
-            | "dependencies" | "prefixItems" | "items" | "additionalItems" | "contains"
-            | "properties" | "patternProperties" | "additionalProperties" | "propertyNames"
-            | "unevaluatedItems" | "unevaluatedProperties" | "type" | "enum" | "const"
-            | "multipleOf" | "maximum" | "exclusiveMaximum" | "minimum" | "exclusiveMinimum"
-            | "maxLength" | "minLength" | "pattern" | "maxItems" | "minItems" | "uniqueItems"
-            | "maxContains" | "minContains" | "maxProperties" | "minProperties" | "required"
-            | "dependentRequired" | "contentSchema"
+        "$schema"
+            | "$id"
+            | "id"
+            | "$ref"
+            | "$defs"
+            | "definitions"
+            | "$anchor"
+            | "$dynamicRef"
+            | "$dynamicAnchor"
+            | "$recursiveRef"
+            | "$recursiveAnchor"
+            | "$vocabulary"
+            | "$comment"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "dependentSchemas"
+            | "dependencies"
+            | "prefixItems"
+            | "items"
+            | "additionalItems"
+            | "contains"
+            | "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "type"
+            | "enum"
+            | "const"
+            | "multipleOf"
+            | "maximum"
+            | "exclusiveMaximum"
+            | "minimum"
+            | "exclusiveMinimum"
+            | "maxLength"
+            | "minLength"
+            | "pattern"
+            | "maxItems"
+            | "minItems"
+            | "uniqueItems"
+            | "maxContains"
+            | "minContains"
+            | "maxProperties"
+            | "minProperties"
+            | "required"
+            | "dependentRequired"
+            | "contentSchema"
     )
 }

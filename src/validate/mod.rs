@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 
 /// Below this much free stack, evaluation continues on a freshly allocated segment, so an
 /// instance of any depth gets an answer instead of overflowing the stack.
-const RED_ZONE: usize = 128 * 1024;
+const RED_ZONE: usize = 256 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
 /// The resources evaluation has entered, innermost first (for `$dynamicRef`).
@@ -35,6 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) path: &'a Path<'a>,
     pub(crate) scope: &'a Scope<'a>,
     pub(crate) hop: &'a Hop<'a>,
+    /// Nesting of evaluation calls: the stack is checked every few levels, not every call.
+    pub(crate) depth: u32,
 }
 
 /// What an evaluation collects.
@@ -81,7 +83,15 @@ pub(crate) trait Collector {
 
     /// Records an annotation of keyword `name` of `node`.
     #[inline(always)]
-    fn annotate(&mut self, _c: &Compiled, _ctx: Ctx<'_>, _node: NodeId, _name: &str, _value: Value) {}
+    fn annotate(
+        &mut self,
+        _c: &Compiled,
+        _ctx: Ctx<'_>,
+        _node: NodeId,
+        _name: &str,
+        _value: Value,
+    ) {
+    }
 
     /// Keeps the annotations of a branch that succeeded.
     #[inline(always)]
@@ -226,7 +236,10 @@ impl Collector for Outcome {
     }
 
     fn branch(&self) -> Self {
-        Outcome { errors: Vec::new(), annotations: Vec::new() }
+        Outcome {
+            errors: Vec::new(),
+            annotations: Vec::new(),
+        }
     }
 
     fn take(&mut self) -> Vec<ValidationError> {
@@ -246,7 +259,10 @@ impl Collector for Outcome {
             instance_location: location::instance_pointer(ctx.path, None),
             keyword_location: location::keyword_pointer(c, ctx.hop, node, name),
             absolute_keyword_location: location::absolute_keyword_location(c, node, name),
-            schema_location: format!("#{}", crate::compile::pointer::to_fragment(&c.node_info[node.index()].pointer)),
+            schema_location: format!(
+                "#{}",
+                crate::compile::pointer::to_fragment(&c.node_info[node.index()].pointer)
+            ),
             keyword: name.to_string(),
             value,
         });
@@ -260,10 +276,21 @@ impl Collector for Outcome {
 /// Every error, and the annotations of what succeeded.
 pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
     let path = Path::root();
-    let scope = Scope { resource: c.node(c.root).resource, parent: None };
+    let scope = Scope {
+        resource: c.node(c.root).resource,
+        parent: None,
+    };
     let hop = Hop::root(c.root);
-    let ctx = Ctx { path: &path, scope: &scope, hop: &hop };
-    let mut out = Outcome { errors: Vec::new(), annotations: Vec::new() };
+    let ctx = Ctx {
+        path: &path,
+        scope: &scope,
+        hop: &hop,
+        depth: 0,
+    };
+    let mut out = Outcome {
+        errors: Vec::new(),
+        annotations: Vec::new(),
+    };
     eval(c, c.root, instance, ctx, &mut out);
     out
 }
@@ -280,6 +307,7 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
         path: &path,
         scope: &scope,
         hop: &hop,
+        depth: 0,
     };
     eval(c, c.root, instance, ctx, &mut FailFast)
 }
@@ -301,6 +329,7 @@ pub(crate) fn collect_errors(
         path: &path,
         scope: &scope,
         hop: &hop,
+        depth: 0,
     };
     let mut errors = Errors {
         seen: 0,
@@ -319,6 +348,9 @@ pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_
 }
 
 /// Evaluates `node` against `instance`.
+///
+/// Every few levels of nesting, checks the remaining stack and continues on a fresh
+/// segment when it runs low (the frames between two checks fit well inside the red zone).
 #[inline]
 pub(crate) fn eval<C: Collector>(
     c: &Compiled,
@@ -327,10 +359,21 @@ pub(crate) fn eval<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+    let ctx = Ctx {
+        depth: ctx.depth.wrapping_add(1),
+        ..ctx
+    };
+    if ctx.depth.is_multiple_of(STACK_CHECK_EVERY) {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            eval_node(c, node, instance, ctx, col)
+        })
+    } else {
         eval_node(c, node, instance, ctx, col)
-    })
+    }
 }
+
+/// How many nested evaluations may run between two stack checks.
+const STACK_CHECK_EVERY: u32 = 8;
 
 thread_local! {
     /// A reusable string value for evaluating `propertyNames` without allocating per key.
@@ -447,6 +490,18 @@ fn eval_keyword<C: Collector>(
     match kw {
         Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
         Keyword::Type(set) => {
+            let admitted = match instance {
+                Value::Null => set.contains(JsonType::Null),
+                Value::Bool(_) => set.contains(JsonType::Boolean),
+                Value::String(_) => set.contains(JsonType::String),
+                Value::Array(_) => set.contains(JsonType::Array),
+                Value::Object(_) => set.contains(JsonType::Object),
+                // "number" admits every number; only "integer" alone needs the finer check.
+                Value::Number(_) => set.contains(JsonType::Number),
+            };
+            if admitted {
+                return true;
+            }
             let mut found = JsonType::of(instance);
             if found == JsonType::Integer
                 && set.is_strict()
@@ -952,7 +1007,17 @@ fn eval_keyword<C: Collector>(
             let children = c.node_list(span);
             let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
             matched > 0 || {
-                col.error(c, ctx, node, k, None, ErrorKind::AnyOf { branches: children.len() }, causes);
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    None,
+                    ErrorKind::AnyOf {
+                        branches: children.len(),
+                    },
+                    causes,
+                );
                 false
             }
         }
@@ -961,7 +1026,10 @@ fn eval_keyword<C: Collector>(
             let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
             matched == 1 || {
                 let causes = if matched == 0 { causes } else { Vec::new() };
-                let kind = ErrorKind::OneOf { branches: children.len(), matched };
+                let kind = ErrorKind::OneOf {
+                    branches: children.len(),
+                    matched,
+                };
                 col.error(c, ctx, node, k, None, kind, causes);
                 false
             }
@@ -1089,7 +1157,8 @@ fn properties<C: Collector>(
     col: &mut C,
 ) -> bool {
     let mut ok = true;
-    for (name, child) in &c.properties[span.range()] {
+    for &i in &c.property_order[span.range()] {
+        let (name, child) = &c.properties[i as usize];
         if let Some((key, value)) = o.get_key_value(name.as_ref()) {
             let path = ctx.path.push(Seg::Key(key));
             if !eval(c, *child, value, Ctx { path: &path, ..ctx }, col) {
@@ -1138,11 +1207,10 @@ fn applicator_annotation<C: Collector>(
             }
             Value::Bool(true)
         }
-        (Keyword::AdditionalProperties(_) | Keyword::UnevaluatedProperties(_), Value::Object(o))
-            if !o.is_empty() =>
-        {
-            Value::Bool(true)
-        }
+        (
+            Keyword::AdditionalProperties(_) | Keyword::UnevaluatedProperties(_),
+            Value::Object(o),
+        ) if !o.is_empty() => Value::Bool(true),
         (Keyword::PrefixItems(span), Value::Array(items)) if !items.is_empty() => {
             if items.len() <= span.len() {
                 Value::Bool(true)
@@ -1153,7 +1221,9 @@ fn applicator_annotation<C: Collector>(
         (Keyword::Items { skip, .. }, Value::Array(items)) if items.len() > skip as usize => {
             Value::Bool(true)
         }
-        (Keyword::UnevaluatedItems(_), Value::Array(items)) if !items.is_empty() => Value::Bool(true),
+        (Keyword::UnevaluatedItems(_), Value::Array(items)) if !items.is_empty() => {
+            Value::Bool(true)
+        }
         _ => return,
     };
     col.annotate(c, ctx, node, name, value);
