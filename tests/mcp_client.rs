@@ -1,0 +1,61 @@
+//! Drives `toolschema serve` with the official Python MCP SDK (see tests/mcp_client/).
+//!
+//! Python comes from `TOOLSCHEMA_MCP_PYTHON`, else `.venv/bin/python` in the crate root;
+//! `bash .ci/run` creates that venv with the pinned SDK. Without it this test fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root.join(".venv/bin/python")]);
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import mcp, jsonschema"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return python;
+        }
+    }
+    panic!(
+        "no Python with the MCP SDK: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
+         (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
+    );
+}
+
+fn corpus() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var_os("TOOLSCHEMA_MCP_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus/mcp-tools"));
+    assert!(
+        dir.is_dir(),
+        "the MCP tool corpus is missing at {} (set TOOLSCHEMA_MCP_CORPUS)",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn python_sdk_client_against_toolschema_serve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(python())
+        .arg(root.join("tests/mcp_client/client_test.py"))
+        .arg(env!("CARGO_BIN_EXE_toolschema"))
+        .arg(root.join("tests/mcp_client/mock_tools.json"))
+        .arg(corpus())
+        .output()
+        .expect("cannot run the Python client test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
