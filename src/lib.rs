@@ -53,3 +53,8 @@ pub use limits::Limits;
 pub use options::{Draft, Options};
 pub use output::{Annotation, Evaluation};
 pub use schema::{ErrorIter, Schema};
+
+/// The README's Rust examples run as doctests, so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
