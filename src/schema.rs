@@ -173,7 +173,7 @@ pub(crate) struct Resource {
 #[derive(Debug, Clone)]
 pub(crate) struct NodeInfo {
     /// JSON pointer of the node inside its document.
-    pub(crate) pointer: Box<str>,
+    pub(crate) pointer: Arc<str>,
     /// JSON pointer of the node relative to its resource root (for absolute locations).
     pub(crate) resource_pointer: Box<str>,
 }

