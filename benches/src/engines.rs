@@ -34,24 +34,55 @@ pub trait Engine {
     fn is_valid(compiled: &Self::Compiled, instance: &Value) -> bool;
     /// The error path: collects every error the library reports and returns how many.
     fn count_errors(compiled: &Self::Compiled, instance: &Value) -> usize;
+    /// The rendered errors (for disagreement reports; not timed).
+    fn describe_errors(compiled: &Self::Compiled, instance: &Value) -> Vec<String>;
 }
 
 /// toolschema, this crate's subject.
 pub struct Toolschema;
 
+/// Whether `schema` exceeds toolschema's default [`Limits`](toolschema::Limits), which
+/// the other two do not have: such a schema is compiled with `Limits::none()` (and the
+/// report says so).
+pub fn exceeds_default_limits(schema: &Value) -> bool {
+    fn visit(value: &Value, depth: usize, objects: &mut usize, deepest: &mut usize) {
+        *deepest = (*deepest).max(depth);
+        match value {
+            Value::Object(map) => {
+                *objects += 1;
+                map.values()
+                    .for_each(|v| visit(v, depth + 1, objects, deepest));
+            }
+            Value::Array(items) => items
+                .iter()
+                .for_each(|v| visit(v, depth + 1, objects, deepest)),
+            _ => {}
+        }
+    }
+    let (mut objects, mut deepest) = (0, 0);
+    visit(schema, 1, &mut objects, &mut deepest);
+    objects > toolschema::Limits::DEFAULT_MAX_SUBSCHEMAS
+        || deepest > toolschema::Limits::DEFAULT_MAX_DEPTH
+}
+
 impl Engine for Toolschema {
     const NAME: &'static str = "toolschema";
     type Compiled = toolschema::Schema;
-    type Input = ();
+    type Input = toolschema::Options;
 
-    fn prepare(_: &Value) {}
-
-    fn compile(schema: &Value, (): ()) -> Result<toolschema::Schema, String> {
-        toolschema::Options::new()
+    fn prepare(schema: &Value) -> toolschema::Options {
+        let options = toolschema::Options::new()
             .assert_formats(false)
-            .default_dialect(toolschema::Draft::Draft202012)
-            .compile(schema)
-            .map_err(|e| e.to_string())
+            .default_dialect(toolschema::Draft::Draft202012);
+        if exceeds_default_limits(schema) {
+            options.limits(toolschema::Limits::none())
+        } else {
+            options
+        }
+    }
+
+    fn compile(schema: &Value, options: toolschema::Options) -> Result<toolschema::Schema, String> {
+        options.compile(schema).map_err(|e| e.to_string())
     }
 
     fn is_valid(compiled: &toolschema::Schema, instance: &Value) -> bool {
@@ -61,6 +92,13 @@ impl Engine for Toolschema {
     fn count_errors(compiled: &toolschema::Schema, instance: &Value) -> usize {
         let errors: Vec<toolschema::ValidationError> = compiled.iter_errors(instance).collect();
         errors.len()
+    }
+
+    fn describe_errors(compiled: &toolschema::Schema, instance: &Value) -> Vec<String> {
+        compiled
+            .iter_errors(instance)
+            .map(|e| e.to_string())
+            .collect()
     }
 }
 
@@ -88,6 +126,13 @@ impl Engine for JsonschemaRs {
     fn count_errors(compiled: &jsonschema::Validator, instance: &Value) -> usize {
         let errors: Vec<jsonschema::ValidationError<'_>> = compiled.iter_errors(instance).collect();
         errors.len()
+    }
+
+    fn describe_errors(compiled: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+        compiled
+            .iter_errors(instance)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect()
     }
 }
 
@@ -175,6 +220,17 @@ impl Engine for Boon {
         match compiled.schemas.validate(instance, compiled.index) {
             Ok(()) => 0,
             Err(error) => count_leaves(&error),
+        }
+    }
+
+    fn describe_errors(compiled: &BoonCompiled, instance: &Value) -> Vec<String> {
+        match compiled.schemas.validate(instance, compiled.index) {
+            Ok(()) => Vec::new(),
+            Err(error) => format!("{error:#}")
+                .lines()
+                .skip(1)
+                .map(|line| line.trim().to_string())
+                .collect(),
         }
     }
 }

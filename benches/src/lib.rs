@@ -20,7 +20,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub use engines::{Boon, Engine, JsonschemaRs, Toolschema};
-pub use generate::{generate, near_miss, Variant};
+pub use generate::{Variant, generate, near_miss};
 
 /// Where a case comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,8 @@ pub struct Instance {
     pub value: Value,
     /// The validity the corpus (or the generator) intends, when known.
     pub expected: Option<bool>,
+    /// Where the instance comes from, for reports (`line 12`, `tool/inputSchema full`).
+    pub label: String,
 }
 
 /// A benchmark case: one or more schemas and the instances checked against them.
@@ -92,8 +94,8 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
     let mut paths: Vec<PathBuf> = entries
         .map(|entry| {
             entry
@@ -123,6 +125,53 @@ pub fn dialect_label(schema: &Value) -> &'static str {
     }
 }
 
+/// The per-line verdicts `manifest.json` (beside the case directories) states for a case
+/// without `expected.json`: `all valid`, `valid`, or segments such as
+/// `line 1 valid, line 2 invalid` and `lines 1-19 valid, lines 20-25 invalid`.
+fn manifest_expectation(dir: &Path, case: &str) -> Option<Vec<bool>> {
+    let manifest = dir.parent()?.join("manifest.json");
+    if !manifest.exists() {
+        return None;
+    }
+    let manifest = read_json(&manifest);
+    let entry = manifest
+        .get("cases")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("case").and_then(Value::as_str) == Some(case))?;
+    let count = entry.get("instances")?.as_u64()? as usize;
+    let text = entry.get("expected")?.as_str()?;
+    let text = text.split('(').next().unwrap_or(text).trim();
+    if text == "all valid" || text == "valid" {
+        return Some(vec![true; count]);
+    }
+    let mut flags = vec![None; count];
+    for segment in text.split(',') {
+        let valid = if segment.contains("invalid") {
+            false
+        } else if segment.contains("valid") {
+            true
+        } else {
+            panic!("manifest.json: cannot read the expectation {text:?} of {case}");
+        };
+        let numbers: Vec<usize> = segment
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        let (first, last) = match numbers.as_slice() {
+            [one] => (*one, *one),
+            [a, b] => (*a, *b),
+            _ => panic!("manifest.json: cannot read the expectation {text:?} of {case}"),
+        };
+        for line in first..=last {
+            if let Some(slot) = flags.get_mut(line.wrapping_sub(1)) {
+                *slot = Some(valid);
+            }
+        }
+    }
+    flags.into_iter().collect()
+}
+
 /// Loads one case directory of the benchmark corpus.
 pub fn load_corpus_case(dir: &Path) -> Case {
     let name = dir
@@ -134,11 +183,15 @@ pub fn load_corpus_case(dir: &Path) -> Case {
     let text = std::fs::read_to_string(&lines_path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", lines_path.display()));
     let expected_path = dir.join("expected.json");
-    let expected: Option<Vec<bool>> = expected_path.exists().then(|| {
-        serde_json::from_value(read_json(&expected_path)).unwrap_or_else(|e| {
-            panic!("{} is not a list of booleans: {e}", expected_path.display())
-        })
-    });
+    let expected: Option<Vec<bool>> = if expected_path.exists() {
+        Some(
+            serde_json::from_value(read_json(&expected_path)).unwrap_or_else(|e| {
+                panic!("{} is not a list of booleans: {e}", expected_path.display())
+            }),
+        )
+    } else {
+        manifest_expectation(dir, &name)
+    };
     let instances: Vec<Instance> = text
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -148,8 +201,8 @@ pub fn load_corpus_case(dir: &Path) -> Case {
             value: serde_json::from_str(line).unwrap_or_else(|e| {
                 panic!("{} line {} is not JSON: {e}", lines_path.display(), i + 1)
             }),
-            // Without expected.json, the manifest says every line is valid.
-            expected: Some(expected.as_ref().map_or(true, |flags| flags[i])),
+            expected: expected.as_ref().and_then(|flags| flags.get(i).copied()),
+            label: format!("line {}", i + 1),
         })
         .collect();
     if let Some(flags) = &expected {
@@ -202,23 +255,30 @@ pub fn load_mcp_source(dir: &Path) -> Case {
             schemas.push(schema.clone());
             labels.push(format!("{tool_name}/{key}"));
             if key == "inputSchema" {
-                for variant in [Variant::Minimal, Variant::Full] {
+                for (variant, tag) in [(Variant::Minimal, "minimal"), (Variant::Full, "full")] {
                     instances.push(Instance {
                         schema: index,
                         value: generate(schema, variant),
                         expected: Some(true),
+                        label: format!("{tool_name} args {tag}"),
                     });
                 }
                 instances.push(Instance {
                     schema: index,
                     value: near_miss(schema, tool_index),
                     expected: Some(false),
+                    label: format!("{tool_name} args near-miss"),
                 });
             }
         }
     }
     let dialect = match dialects.len() {
-        1 => dialects.iter().next().copied().unwrap_or("other").to_string(),
+        1 => dialects
+            .iter()
+            .next()
+            .copied()
+            .unwrap_or("other")
+            .to_string(),
         _ => dialects.into_iter().collect::<Vec<_>>().join("+"),
     };
     Case {
@@ -260,16 +320,22 @@ pub fn load_cases(filter: Option<&str>) -> Vec<Case> {
 }
 
 /// The floor: visits every node of `value` (object keys included) without validating.
+/// Scalars inside arrays and objects are read in the loop, without a call per node.
 /// Returns a checksum so that the walk cannot be optimized away.
 pub fn walk(value: &Value) -> usize {
+    #[inline(always)]
+    fn visit(value: &Value) -> usize {
+        match value {
+            Value::Array(_) | Value::Object(_) => walk(value),
+            Value::String(s) => 1 + (s.len() & 1),
+            _ => 1,
+        }
+    }
     match value {
-        Value::Null => 1,
-        Value::Bool(b) => 1 + usize::from(*b),
-        Value::Number(n) => 1 + usize::from(n.is_i64()),
-        Value::String(s) => 1 + s.len(),
-        Value::Array(items) => items.iter().fold(1, |acc, item| acc + walk(item)),
+        Value::Array(items) => items.iter().fold(1, |acc, item| acc + visit(item)),
         Value::Object(map) => map
             .iter()
-            .fold(1, |acc, (key, item)| acc + key.len() + walk(item)),
+            .fold(1, |acc, (key, item)| acc + (key.len() & 1) + visit(item)),
+        other => visit(other),
     }
 }

@@ -1,0 +1,93 @@
+//! A small driver for profilers: loads one case, then repeats one figure for one validator.
+//!
+//! ```text
+//! cargo build --release -p toolschema-bench --bin profile
+//! valgrind --tool=callgrind --callgrind-out-file=cg.out \
+//!     target/release/profile cql2 is_valid 20
+//! callgrind_annotate cg.out | head -60
+//! ```
+//!
+//! Arguments: `CASE MODE [ITERATIONS] [ENGINE]`, where `CASE` is a case name as in the
+//! report (exact match, e.g. `cql2` or `mcp-tools/calm`), `MODE` is `compile`, `is_valid`
+//! or `errors`, `ITERATIONS` defaults to 10 and `ENGINE` to `toolschema` (also
+//! `jsonschema`, `boon`). Compiling for the validation modes happens once, before the
+//! loop, so that the profile of a validation mode is dominated by validation.
+
+use std::hint::black_box;
+use std::time::Instant;
+use toolschema_bench::{Boon, Case, Engine, JsonschemaRs, Toolschema};
+
+fn run<E: Engine>(case: &Case, mode: &str, iterations: usize) {
+    let start = Instant::now();
+    match mode {
+        "compile" => {
+            for _ in 0..iterations {
+                for schema in &case.schemas {
+                    let input = E::prepare(schema);
+                    drop(black_box(E::compile(black_box(schema), input)));
+                }
+            }
+        }
+        "is_valid" | "errors" => {
+            let compiled: Vec<E::Compiled> = case
+                .schemas
+                .iter()
+                .map(|s| {
+                    E::compile(s, E::prepare(s)).unwrap_or_else(|e| {
+                        panic!("{}: {} cannot compile: {e}", case.name, E::NAME)
+                    })
+                })
+                .collect();
+            let start = Instant::now();
+            let mut count = 0usize;
+            for _ in 0..iterations {
+                for inst in &case.instances {
+                    let schema = black_box(&compiled[inst.schema]);
+                    count += if mode == "errors" {
+                        E::count_errors(schema, black_box(&inst.value))
+                    } else {
+                        usize::from(E::is_valid(schema, black_box(&inst.value)))
+                    };
+                }
+            }
+            eprintln!(
+                "{} {} {mode}: {iterations} × {} instances in {:?} (result {count})",
+                case.name,
+                E::NAME,
+                case.instances.len(),
+                start.elapsed()
+            );
+            return;
+        }
+        other => panic!("unknown mode {other:?}: use compile, is_valid or errors"),
+    }
+    eprintln!(
+        "{} {} {mode}: {iterations} × {} schemas in {:?}",
+        case.name,
+        E::NAME,
+        case.schemas.len(),
+        start.elapsed()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(name), Some(mode)) = (args.first(), args.get(1)) else {
+        eprintln!(
+            "usage: profile CASE compile|is_valid|errors [ITERATIONS] [toolschema|jsonschema|boon]"
+        );
+        std::process::exit(2);
+    };
+    let iterations = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
+    let engine = args.get(3).map_or("toolschema", String::as_str);
+    let case = toolschema_bench::load_cases(Some(name))
+        .into_iter()
+        .find(|c| &c.name == name)
+        .unwrap_or_else(|| panic!("no case named {name:?}"));
+    match engine {
+        "toolschema" => run::<Toolschema>(&case, mode, iterations),
+        "jsonschema" => run::<JsonschemaRs>(&case, mode, iterations),
+        "boon" => run::<Boon>(&case, mode, iterations),
+        other => panic!("unknown engine {other:?}"),
+    }
+}
