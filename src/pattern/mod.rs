@@ -219,7 +219,9 @@ impl Pattern {
                 })),
             });
         }
-        Ok(Pattern { matcher: build(&text, ast.needs_backtracking, budget)? })
+        Ok(Pattern {
+            matcher: build(&text, ast.needs_backtracking, budget)?,
+        })
     }
 
     /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
@@ -229,8 +231,7 @@ impl Pattern {
                 let built = d.built.get_or_init(|| {
                     // Cannot fail for a deferred text (see `new`); if it ever did, the
                     // pattern decides nothing and reports its budget as exhausted.
-                    build(&d.text, d.backtracking, d.budget)
-                        .unwrap_or(Matcher::Failed)
+                    build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed)
                 });
                 find_with(built, subject)
             }
@@ -263,7 +264,9 @@ fn deferrable(text: &str) -> bool {
             let mut j = i + 1;
             while j < bytes.len() && bytes[j] != b'}' {
                 if bytes[j].is_ascii_digit() {
-                    n = n.saturating_mul(10).saturating_add(u32::from(bytes[j] - b'0'));
+                    n = n
+                        .saturating_mul(10)
+                        .saturating_add(u32::from(bytes[j] - b'0'));
                 } else {
                     n = 0;
                 }
@@ -286,9 +289,8 @@ fn deferrable(text: &str) -> bool {
 /// Builds the engine for translated text.
 fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher, String> {
     {
-        let text = text;
         let matcher = if needs_backtracking {
-            let re = fancy_regex::RegexBuilder::new(&text)
+            let re = fancy_regex::RegexBuilder::new(text)
                 .backtrack_limit(budget)
                 .delegate_size_limit(SIZE_LIMIT)
                 .delegate_dfa_size_limit(DFA_SIZE_LIMIT)
@@ -296,7 +298,7 @@ fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher,
                 .map_err(|e| lowercase_reason(&e.to_string()))?;
             Matcher::Backtracking(Box::new(re))
         } else {
-            let re = regex::RegexBuilder::new(&text)
+            let re = regex::RegexBuilder::new(text)
                 .size_limit(SIZE_LIMIT)
                 .dfa_size_limit(DFA_SIZE_LIMIT)
                 .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))

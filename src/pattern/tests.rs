@@ -384,4 +384,3 @@ fn collect_patterns(value: &serde_json::Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
-
