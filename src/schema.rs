@@ -111,12 +111,50 @@ pub(crate) struct Node {
     pub(crate) resource: u32,
 }
 
-/// `additionalProperties` with what it must skip: its siblings' names and patterns.
+/// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass
+/// over the instance evaluates all three (the siblings have no keyword of their own then).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Additional {
     pub(crate) node: NodeId,
     pub(crate) properties: Span,
     pub(crate) patterns: Span,
+}
+
+/// What a `oneOf`/`anyOf` branch requires of the discriminating property.
+#[derive(Debug, Clone)]
+pub(crate) enum Filter {
+    /// The branch rejects every object.
+    Reject,
+    /// The branch accepts only these values of the property (any, when `None`), and only
+    /// objects that have it when `required`.
+    Accept {
+        values: Option<Vec<Value>>,
+        required: bool,
+    },
+}
+
+impl Filter {
+    /// Whether the branch may accept an object whose discriminating property is `found`;
+    /// `false` means it certainly does not.
+    #[inline]
+    pub(crate) fn admits(&self, found: Option<&Value>) -> bool {
+        match self {
+            Filter::Reject => false,
+            Filter::Accept { values, required } => match found {
+                None => !*required,
+                Some(x) => values
+                    .as_ref()
+                    .is_none_or(|vs| vs.iter().any(|v| crate::json::equal(x, v))),
+            },
+        }
+    }
+}
+
+/// Discriminator dispatch of one `oneOf`/`anyOf`: a filter per branch on one property.
+#[derive(Debug, Clone)]
+pub(crate) struct Dispatch {
+    pub(crate) property: Arc<str>,
+    pub(crate) filters: Vec<Filter>,
 }
 
 /// `contains` with its bounds.
@@ -198,6 +236,10 @@ pub(crate) struct Compiled {
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
     pub(crate) node_lists: Vec<NodeId>,
+    /// Per `node_lists` entry: for the first entry of a `oneOf`/`anyOf` list, its index in
+    /// `dispatches` (or `u32::MAX`).
+    pub(crate) list_dispatch: Vec<u32>,
+    pub(crate) dispatches: Vec<Dispatch>,
     pub(crate) contains: Vec<Contains>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     pub(crate) patterns: Vec<Pattern>,

@@ -6,6 +6,7 @@
 
 mod caps;
 mod cycles;
+mod dispatch;
 pub(crate) mod dialect;
 mod order;
 pub(crate) mod pointer;
@@ -30,6 +31,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     c.out.root = root_id;
     cycles::check(&c.out)?;
     order::optimize(&mut c.out);
+    dispatch::build_all(&mut c.out);
     Ok(c.out)
 }
 
@@ -167,6 +169,8 @@ impl<'a> Compiler<'a> {
                 dependent_required: Vec::new(),
                 dependent_schemas: Vec::new(),
                 node_lists: Vec::new(),
+                list_dispatch: Vec::new(),
+                dispatches: Vec::new(),
                 contains: Vec::new(),
                 dynamic_refs: Vec::new(),
                 patterns: Vec::new(),
@@ -1206,7 +1210,8 @@ impl<'a> Compiler<'a> {
                 start,
                 end: self.out.properties.len() as u32,
             };
-            if props_span.len() > 0 {
+            // With `additionalProperties`, one pass over the instance does all three.
+            if props_span.len() > 0 && !map.contains_key("additionalProperties") {
                 self.push_keyword(Keyword::Properties(props_span), "properties");
             }
         }
@@ -1229,7 +1234,7 @@ impl<'a> Compiler<'a> {
                 start,
                 end: self.out.pattern_properties.len() as u32,
             };
-            if patterns_span.len() > 0 {
+            if patterns_span.len() > 0 && !map.contains_key("additionalProperties") {
                 self.push_keyword(
                     Keyword::PatternProperties(patterns_span),
                     "patternProperties",

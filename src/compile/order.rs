@@ -61,8 +61,19 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
                 a.saturating_add(8 + of(*id).saturating_mul(2))
             }),
         Keyword::AdditionalProperties(i) => {
+            // Fused with its siblings `properties` and `patternProperties`.
             let a = c.additional[i as usize];
-            4 + of(a.node).saturating_mul(2)
+            let declared = c.properties[a.properties.range()]
+                .iter()
+                .fold(0u32, |acc, (_, id)| acc.saturating_add(of(*id)));
+            let patterns = c.pattern_properties[a.patterns.range()]
+                .iter()
+                .fold(0u32, |acc, (_, id)| {
+                    acc.saturating_add(8 + of(*id).saturating_mul(2))
+                });
+            (4 + of(a.node).saturating_mul(2))
+                .saturating_add(declared)
+                .saturating_add(patterns)
         }
         Keyword::PropertyNames(id) => 4 + of(id).saturating_mul(4),
         Keyword::DependentSchemas(span) => c.dependent_schemas[span.range()]

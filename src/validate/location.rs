@@ -88,7 +88,10 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &
     let mut parts: Vec<(&str, &str)> = vec![(relative(c, node, hop.entry), name)];
     let mut h = hop;
     while let Some(parent) = h.parent {
-        parts.push((relative(c, h.via, parent.entry), c.keyword_names[h.via_keyword]));
+        parts.push((
+            relative(c, h.via, parent.entry),
+            c.keyword_names[h.via_keyword],
+        ));
         h = parent;
     }
     let mut out = String::new();

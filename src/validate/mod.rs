@@ -477,7 +477,7 @@ macro_rules! fail {
 }
 
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(never)]
 fn eval_keyword<C: Collector>(
     c: &Compiled,
     node: NodeId,
@@ -806,50 +806,7 @@ fn eval_keyword<C: Collector>(
             _ => true,
         },
         Keyword::AdditionalProperties(i) => match instance {
-            Value::Object(o) => {
-                let a = c.additional[i as usize];
-                let names = &c.properties[a.properties.range()];
-                let forbidden = is_false_schema(c, a.node);
-                let mut ok = true;
-                for (key, value) in o {
-                    if names
-                        .binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str()))
-                        .is_ok()
-                    {
-                        continue;
-                    }
-                    let matched = c.pattern_properties[a.patterns.range()]
-                        .iter()
-                        .any(|&(p, _)| c.patterns[p as usize].find(key) != MatchOutcome::NoMatch);
-                    if matched {
-                        continue;
-                    }
-                    let item_ok = if forbidden {
-                        if !C::FAIL_FAST {
-                            col.error(
-                                c,
-                                ctx,
-                                node,
-                                k,
-                                Some(Seg::Key(key)),
-                                ErrorKind::AdditionalProperties,
-                                Vec::new(),
-                            );
-                        }
-                        false
-                    } else {
-                        let path = ctx.path.push(Seg::Key(key));
-                        eval(c, a.node, value, Ctx { path: &path, ..ctx }, col)
-                    };
-                    if !item_ok {
-                        ok = false;
-                        if C::FAIL_FAST || col.full() {
-                            return false;
-                        }
-                    }
-                }
-                ok
-            }
+            Value::Object(o) => additional_properties(c, node, k, i, o, ctx, col),
             _ => true,
         },
         Keyword::PropertyNames(child) => match instance {
@@ -1046,9 +1003,11 @@ fn eval_keyword<C: Collector>(
         }
         Keyword::AnyOf(span) => {
             let children = c.node_list(span);
+            let pick = Dispatched::new(c, span, instance);
             if children
                 .iter()
-                .any(|child| valid_at(c, *child, instance, ctx))
+                .enumerate()
+                .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx))
             {
                 return true;
             }
@@ -1070,9 +1029,10 @@ fn eval_keyword<C: Collector>(
         }
         Keyword::OneOf(span) => {
             let children = c.node_list(span);
+            let pick = Dispatched::new(c, span, instance);
             let mut matched = 0;
-            for child in children {
-                if valid_at(c, *child, instance, ctx) {
+            for (j, child) in children.iter().enumerate() {
+                if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
                     matched += 1;
                     if matched > 1 {
                         break;
@@ -1147,6 +1107,74 @@ fn eval_keyword<C: Collector>(
     }
 }
 
+/// `additionalProperties` fused with its siblings: for each instance property, the
+/// declared schema, the matching patterns' schemas, or else the additional schema.
+#[allow(clippy::too_many_arguments)]
+fn additional_properties<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    i: u32,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let a = c.additional[i as usize];
+    let names = &c.properties[a.properties.range()];
+    let patterns = &c.pattern_properties[a.patterns.range()];
+    let forbidden = is_false_schema(c, a.node);
+    let mut ok = true;
+    for (key, value) in o {
+        let path = ctx.path.push(Seg::Key(key));
+        let here = Ctx { path: &path, ..ctx };
+        let mut item_ok = true;
+        let mut matched = false;
+        if let Ok(j) = names.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())) {
+            matched = true;
+            item_ok = eval(c, names[j].1, value, here, col);
+        }
+        for &(p, child) in patterns {
+            if !item_ok && (C::FAIL_FAST || col.full()) {
+                break;
+            }
+            match c.patterns[p as usize].find(key) {
+                MatchOutcome::NoMatch => {}
+                MatchOutcome::Match => {
+                    matched = true;
+                    item_ok &= eval(c, child, value, here, col);
+                }
+                MatchOutcome::BudgetExceeded => {
+                    matched = true;
+                    item_ok = false;
+                    if !C::FAIL_FAST {
+                        let pattern = c.pattern_sources[p as usize].clone();
+                        let kind = ErrorKind::PatternBudgetExceeded { pattern };
+                        col.error(c, ctx, node, k, Some(Seg::Key(key)), kind, Vec::new());
+                    }
+                }
+            }
+        }
+        if !matched {
+            item_ok = if forbidden {
+                if !C::FAIL_FAST {
+                    let kind = ErrorKind::AdditionalProperties;
+                    col.error(c, ctx, node, k, Some(Seg::Key(key)), kind, Vec::new());
+                }
+                false
+            } else {
+                eval(c, a.node, value, here, col)
+            };
+        }
+        if !item_ok {
+            ok = false;
+            if C::FAIL_FAST || col.full() {
+                return false;
+            }
+        }
+    }
+    ok
+}
+
 /// `properties`: looks up each declared name in the instance.
 #[inline]
 fn properties<C: Collector>(
@@ -1157,6 +1185,22 @@ fn properties<C: Collector>(
     col: &mut C,
 ) -> bool {
     let mut ok = true;
+    let declared = &c.properties[span.range()];
+    if o.len() * 4 < declared.len() {
+        // Few keys against many declared names: walk the instance, search the names.
+        for (key, value) in o {
+            if let Ok(i) = declared.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())) {
+                let path = ctx.path.push(Seg::Key(key));
+                if !eval(c, declared[i].1, value, Ctx { path: &path, ..ctx }, col) {
+                    ok = false;
+                    if C::FAIL_FAST || col.full() {
+                        return false;
+                    }
+                }
+            }
+        }
+        return ok;
+    }
     for &i in &c.property_order[span.range()] {
         let (name, child) = &c.properties[i as usize];
         if let Some((key, value)) = o.get_key_value(name.as_ref()) {
@@ -1207,10 +1251,38 @@ fn applicator_annotation<C: Collector>(
             }
             Value::Bool(true)
         }
-        (
-            Keyword::AdditionalProperties(_) | Keyword::UnevaluatedProperties(_),
-            Value::Object(o),
-        ) if !o.is_empty() => Value::Bool(true),
+        (Keyword::AdditionalProperties(i), Value::Object(o)) => {
+            // The fused siblings annotate too.
+            let a = c.additional[i as usize];
+            let names = &c.properties[a.properties.range()];
+            let declared: Vec<Value> = names
+                .iter()
+                .filter(|(n, _)| o.contains_key(n.as_ref()))
+                .map(|(n, _)| Value::String(n.to_string()))
+                .collect();
+            if !names.is_empty() {
+                col.annotate(c, ctx, node, "properties", Value::Array(declared));
+            }
+            let by_pattern = |key: &str| {
+                c.pattern_properties[a.patterns.range()]
+                    .iter()
+                    .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match)
+            };
+            if o.keys().any(|key| by_pattern(key)) {
+                col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));
+            }
+            let additional = o.keys().any(|key| {
+                names
+                    .binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str()))
+                    .is_err()
+                    && !by_pattern(key)
+            });
+            if !additional {
+                return;
+            }
+            Value::Bool(true)
+        }
+        (Keyword::UnevaluatedProperties(_), Value::Object(o)) if !o.is_empty() => Value::Bool(true),
         (Keyword::PrefixItems(span), Value::Array(items)) if !items.is_empty() => {
             if items.len() <= span.len() {
                 Value::Bool(true)
@@ -1227,6 +1299,39 @@ fn applicator_annotation<C: Collector>(
         _ => return,
     };
     col.annotate(c, ctx, node, name, value);
+}
+
+/// The branches of a `oneOf`/`anyOf` that its discriminator leaves possible.
+struct Dispatched<'c, 'v> {
+    filters: &'c [crate::schema::Filter],
+    found: Option<&'v Value>,
+}
+
+impl<'c, 'v> Dispatched<'c, 'v> {
+    #[inline]
+    fn new(c: &'c Compiled, span: crate::schema::Span, instance: &'v Value) -> Dispatched<'c, 'v> {
+        let d = c
+            .list_dispatch
+            .get(span.start as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        match (c.dispatches.get(d as usize), instance) {
+            (Some(d), Value::Object(o)) => Dispatched {
+                filters: &d.filters,
+                found: o.get(d.property.as_ref()),
+            },
+            _ => Dispatched {
+                filters: &[],
+                found: None,
+            },
+        }
+    }
+
+    /// Whether branch `j` may match (false only when it certainly does not).
+    #[inline]
+    fn may_match(&self, j: usize) -> bool {
+        self.filters.get(j).is_none_or(|f| f.admits(self.found))
+    }
 }
 
 /// Evaluates every branch keeping the annotations of those that match: (matches, the

@@ -1,0 +1,245 @@
+//! Discriminator dispatch for `oneOf`/`anyOf` over object schemas.
+//!
+//! Real schemas tag the branches of a `oneOf` with a property pinned by `const`/`enum`
+//! (`"type": "Point"`, `"op": "and"`, `"resourceType": "Patient"`, `"version": 2`). For
+//! each branch we derive, at compile time, a sound filter on that property: a branch whose
+//! filter rejects the instance object cannot be valid, so it is never evaluated. Every
+//! filter is an over-approximation of the branch: it only rejects what the branch rejects.
+
+use crate::json;
+use crate::schema::{Compiled, Dispatch, Filter, Keyword, NodeId, Span};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// How deep the derivation follows `$ref`, `allOf` and nested `oneOf`/`anyOf`.
+const MAX_DEPTH: u32 = 8;
+
+/// The `properties` a keyword evaluates (its own, or the fused siblings of
+/// `additionalProperties`).
+fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Arc<str>, NodeId)] {
+    match *kw {
+        Keyword::Properties(span) => &c.properties[span.range()],
+        Keyword::AdditionalProperties(i) => {
+            &c.properties[c.additional[i as usize].properties.range()]
+        }
+        _ => &[],
+    }
+}
+
+/// The values a property is pinned to by a node (`const`, `enum`, through `$ref`s).
+fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Value>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut out: Option<Vec<Value>> = None;
+    for kw in c.keywords_of(node) {
+        let found = match *kw {
+            Keyword::Const(i) => Some(vec![c.values[i as usize].clone()]),
+            Keyword::Enum(span) => Some(c.values[span.range()].to_vec()),
+            Keyword::Ref(t) => pinned_values(c, t, depth + 1),
+            _ => None,
+        };
+        if let Some(values) = found {
+            out = Some(match out {
+                None => values,
+                // Both hold: keep the values in both.
+                Some(prev) => prev
+                    .into_iter()
+                    .filter(|v| values.iter().any(|w| json::equal(v, w)))
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
+fn intersect(a: Filter, b: Filter) -> Filter {
+    match (a, b) {
+        (Filter::Reject, _) | (_, Filter::Reject) => Filter::Reject,
+        (
+            Filter::Accept {
+                values: v1,
+                required: r1,
+            },
+            Filter::Accept {
+                values: v2,
+                required: r2,
+            },
+        ) => {
+            let values = match (v1, v2) {
+                (None, v) | (v, None) => v,
+                (Some(x), Some(y)) => Some(
+                    x.into_iter()
+                        .filter(|v| y.iter().any(|w| json::equal(v, w)))
+                        .collect(),
+                ),
+            };
+            Filter::Accept {
+                values,
+                required: r1 || r2,
+            }
+        }
+    }
+}
+
+fn union(a: Filter, b: Filter) -> Filter {
+    match (a, b) {
+        (Filter::Reject, x) | (x, Filter::Reject) => x,
+        (
+            Filter::Accept {
+                values: v1,
+                required: r1,
+            },
+            Filter::Accept {
+                values: v2,
+                required: r2,
+            },
+        ) => {
+            let values = match (v1, v2) {
+                (Some(mut x), Some(y)) => {
+                    x.extend(y);
+                    Some(x)
+                }
+                _ => None,
+            };
+            Filter::Accept {
+                values,
+                required: r1 && r2,
+            }
+        }
+    }
+}
+
+const ANY: Filter = Filter::Accept {
+    values: None,
+    required: false,
+};
+
+/// What `node` requires of property `prop` of an object instance.
+fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
+    if depth > MAX_DEPTH {
+        return ANY;
+    }
+    let mut f = ANY;
+    for kw in c.keywords_of(node) {
+        let g = match *kw {
+            Keyword::False => Filter::Reject,
+            Keyword::Type(set) if !set.contains(crate::json::JsonType::Object) => Filter::Reject,
+            Keyword::Const(i) if !c.values[i as usize].is_object() => Filter::Reject,
+            Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
+                let props = declared_properties(c, kw);
+                match props.binary_search_by(|(n, _)| n.as_ref().cmp(prop)) {
+                    Ok(i) => match pinned_values(c, props[i].1, depth + 1) {
+                        Some(values) => Filter::Accept {
+                            values: Some(values),
+                            required: false,
+                        },
+                        None => ANY,
+                    },
+                    Err(_) => ANY,
+                }
+            }
+            Keyword::Required(span) => Filter::Accept {
+                values: None,
+                required: c.strings[span.range()].iter().any(|s| s.as_ref() == prop),
+            },
+            Keyword::Ref(t) => filter(c, t, prop, depth + 1),
+            Keyword::AllOf(span) => c
+                .node_list(span)
+                .iter()
+                .fold(ANY, |acc, &n| intersect(acc, filter(c, n, prop, depth + 1))),
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => {
+                c.node_list(span).iter().fold(Filter::Reject, |acc, &n| {
+                    union(acc, filter(c, n, prop, depth + 1))
+                })
+            }
+            _ => ANY,
+        };
+        f = intersect(f, g);
+    }
+    f
+}
+
+/// Property names a branch pins with `const`/`enum` (directly or through references).
+fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec<Arc<str>>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
+                for (name, child) in declared_properties(c, kw) {
+                    if pinned_values(c, *child, depth + 1).is_some() && !out.contains(name) {
+                        out.push(name.clone());
+                    }
+                }
+            }
+            Keyword::Ref(t) => pinned_names(c, t, depth + 1, out),
+            Keyword::AllOf(span) | Keyword::AnyOf(span) | Keyword::OneOf(span) => {
+                for &n in c.node_list(span) {
+                    pinned_names(c, n, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
+    let branches = c.node_list(span);
+    if branches.len() < 2 {
+        return None;
+    }
+    // The property pinned in the most branches.
+    let mut counts: Vec<(Arc<str>, usize)> = Vec::new();
+    for &b in branches {
+        let mut names = Vec::new();
+        pinned_names(c, b, 0, &mut names);
+        for n in names {
+            match counts.iter_mut().find(|(m, _)| *m == n) {
+                Some((_, k)) => *k += 1,
+                None => counts.push((n, 1)),
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let (prop, count) = counts.into_iter().next()?;
+    if count < 2 {
+        return None;
+    }
+    let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
+    // Worth it only when some branch can be ruled out by the property.
+    let useful = filters.iter().any(|f| {
+        !matches!(
+            f,
+            Filter::Accept {
+                values: None,
+                required: false
+            }
+        )
+    });
+    useful.then_some(Dispatch {
+        property: prop,
+        filters,
+    })
+}
+
+/// Builds the dispatch table of every `oneOf`/`anyOf`.
+pub(crate) fn build_all(c: &mut Compiled) {
+    c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
+    let mut spans = Vec::new();
+    for kw in &c.keywords {
+        if let Keyword::AnyOf(span) | Keyword::OneOf(span) = kw {
+            spans.push(*span);
+        }
+    }
+    for span in spans {
+        if span.len() == 0 || c.list_dispatch[span.start as usize] != u32::MAX {
+            continue;
+        }
+        if let Some(d) = build(c, span) {
+            c.dispatches.push(d);
+            c.list_dispatch[span.start as usize] = (c.dispatches.len() - 1) as u32;
+        }
+    }
+}
