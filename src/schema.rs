@@ -109,6 +109,10 @@ pub(crate) struct Node {
     pub(crate) keywords: Span,
     /// The schema resource this node belongs to (for the dynamic scope).
     pub(crate) resource: u32,
+    /// Only assertion keywords (no subschema): the fail-fast path runs it directly.
+    pub(crate) leaf: bool,
+    /// The node is exactly `{"type": ...}`: the fail-fast path checks it inline.
+    pub(crate) only_type: Option<TypeSet>,
 }
 
 /// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass

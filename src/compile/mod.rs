@@ -6,8 +6,8 @@
 
 mod caps;
 mod cycles;
-mod dispatch;
 pub(crate) mod dialect;
+mod dispatch;
 mod order;
 pub(crate) mod pointer;
 pub(crate) mod uri;
@@ -227,6 +227,8 @@ impl<'a> Compiler<'a> {
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
+            leaf: false,
+            only_type: None,
         });
         self.out.node_info.push(NodeInfo {
             pointer: pointer.clone(),
@@ -239,7 +241,8 @@ impl<'a> Compiler<'a> {
             dialect,
         });
         if self.location_to_node.len() <= doc as usize {
-            self.location_to_node.resize_with(doc as usize + 1, AHashMap::new);
+            self.location_to_node
+                .resize_with(doc as usize + 1, AHashMap::new);
         }
         self.location_to_node[doc as usize].insert(pointer.clone(), id);
         self.tasks.push(Task {
@@ -256,7 +259,9 @@ impl<'a> Compiler<'a> {
 
     /// The node compiled (or enqueued) for a location, if any.
     fn node_at(&self, doc: u32, pointer: &str) -> Option<&NodeId> {
-        self.location_to_node.get(doc as usize).and_then(|m| m.get(pointer))
+        self.location_to_node
+            .get(doc as usize)
+            .and_then(|m| m.get(pointer))
     }
 
     fn run(&mut self) -> Result<(), SchemaError> {
@@ -510,7 +515,12 @@ impl<'a> Compiler<'a> {
         )
     }
 
-    fn schema_list(&mut self, task: &Task<'a>, kw: &str, value: &Value) -> Result<Span, SchemaError> {
+    fn schema_list(
+        &mut self,
+        task: &Task<'a>,
+        kw: &str,
+        value: &Value,
+    ) -> Result<Span, SchemaError> {
         let Value::Array(items) = value else {
             return Err(invalid(&task.pointer, kw, "must be an array of schemas"));
         };

@@ -359,6 +359,16 @@ pub(crate) fn eval<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
+    if C::FAIL_FAST {
+        // Assertions only: no scope, no stack check, no annotations to roll back.
+        let n = c.node(node);
+        if let Some(set) = n.only_type {
+            return admits(set, instance);
+        }
+        if n.leaf {
+            return eval_leaf(c, node, instance, ctx, col);
+        }
+    }
     let ctx = Ctx {
         depth: ctx.depth.wrapping_add(1),
         ..ctx
@@ -440,7 +450,7 @@ fn eval_node<C: Collector>(
     let start = n.keywords.start as usize;
     for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
         let k = start + offset;
-        let ok = eval_keyword(c, node, k, *kw, instance, ctx, col);
+        let ok = eval_keyword(c, node, k, kw, instance, &ctx, col);
         if C::ANNOTATE && ok {
             applicator_annotation(c, node, k, *kw, instance, ctx, col);
         }
@@ -482,286 +492,15 @@ fn eval_keyword<C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
-    kw: Keyword,
+    kw: &Keyword,
     instance: &Value,
-    ctx: Ctx<'_>,
+    ctx: &Ctx<'_>,
     col: &mut C,
 ) -> bool {
+    // By reference: copying the keyword and context into every call cost more than the
+    // keyword itself for the cheap ones.
+    let (kw, ctx) = (*kw, *ctx);
     match kw {
-        Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
-        Keyword::Type(set) => {
-            let admitted = match instance {
-                Value::Null => set.contains(JsonType::Null),
-                Value::Bool(_) => set.contains(JsonType::Boolean),
-                Value::String(_) => set.contains(JsonType::String),
-                Value::Array(_) => set.contains(JsonType::Array),
-                Value::Object(_) => set.contains(JsonType::Object),
-                // "number" admits every number; only "integer" alone needs the finer check.
-                Value::Number(_) => set.contains(JsonType::Number),
-            };
-            if admitted {
-                return true;
-            }
-            let mut found = JsonType::of(instance);
-            if found == JsonType::Integer
-                && set.is_strict()
-                && let Value::Number(n) = instance
-                && n.is_f64()
-                // serde_json keeps integers beyond u64 only as floats: those were written as
-                // integers, so only smaller floats (`1.0`) lose their integer type.
-                && n.as_f64().is_some_and(|f| f.abs() < 18446744073709551616.0)
-            {
-                found = JsonType::Number;
-            }
-            set.admits(found)
-                || fail!(
-                    col,
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    ErrorKind::Type {
-                        expected: set,
-                        found
-                    }
-                )
-        }
-        Keyword::Const(i) => {
-            json::equal(instance, &c.values[i as usize])
-                || fail!(col, c, ctx, node, k, ErrorKind::Const)
-        }
-        Keyword::Enum(span) => {
-            c.values[span.range()]
-                .iter()
-                .any(|v| json::equal(instance, v))
-                || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
-        }
-        Keyword::MultipleOf(i) => match instance {
-            Value::Number(x) => {
-                let m = &c.limits[i as usize];
-                json::is_multiple_of(x, &m.number)
-                    || fail!(
-                        col,
-                        c,
-                        ctx,
-                        node,
-                        k,
-                        ErrorKind::MultipleOf {
-                            multiple_of: m.number.clone()
-                        }
-                    )
-            }
-            _ => true,
-        },
-        Keyword::Maximum(i)
-        | Keyword::ExclusiveMaximum(i)
-        | Keyword::Minimum(i)
-        | Keyword::ExclusiveMinimum(i) => {
-            let Value::Number(x) = instance else {
-                return true;
-            };
-            let limit = &c.limits[i as usize];
-            let ord = json::cmp_num(json::Num::of(x), limit.num);
-            let ok = match kw {
-                Keyword::Maximum(_) => ord != Ordering::Greater,
-                Keyword::ExclusiveMaximum(_) => ord == Ordering::Less,
-                Keyword::Minimum(_) => ord != Ordering::Less,
-                _ => ord == Ordering::Greater,
-            };
-            ok || {
-                let limit = limit.number.clone();
-                let kind = match kw {
-                    Keyword::Maximum(_) => ErrorKind::Maximum { limit },
-                    Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },
-                    Keyword::Minimum(_) => ErrorKind::Minimum { limit },
-                    _ => ErrorKind::ExclusiveMinimum { limit },
-                };
-                fail!(col, c, ctx, node, k, kind)
-            }
-        }
-        Keyword::MaxLength(max) => match instance {
-            // A string has no more code points than bytes.
-            Value::String(s) => {
-                s.len() as u64 <= max
-                    || json::char_count(s) as u64 <= max
-                    || fail!(col, c, ctx, node, k, ErrorKind::MaxLength { limit: max })
-            }
-            _ => true,
-        },
-        Keyword::MinLength(min) => match instance {
-            Value::String(s) => {
-                (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
-                    || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
-            }
-            _ => true,
-        },
-        Keyword::Pattern(i) => match instance {
-            Value::String(s) => match c.patterns[i as usize].find(s) {
-                MatchOutcome::Match => true,
-                MatchOutcome::NoMatch => {
-                    fail!(
-                        col,
-                        c,
-                        ctx,
-                        node,
-                        k,
-                        ErrorKind::Pattern {
-                            pattern: c.pattern_sources[i as usize].clone()
-                        }
-                    )
-                }
-                MatchOutcome::BudgetExceeded => fail!(
-                    col,
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    ErrorKind::PatternBudgetExceeded {
-                        pattern: c.pattern_sources[i as usize].clone()
-                    }
-                ),
-            },
-            _ => true,
-        },
-        Keyword::Format(i) => match instance {
-            Value::String(s) => {
-                let f = &c.formats[i as usize];
-                let ok = match f.custom {
-                    Some(check) => check(s),
-                    None => crate::format::check(&f.name, s).unwrap_or(true),
-                };
-                ok || !f.assert
-                    || fail!(
-                        col,
-                        c,
-                        ctx,
-                        node,
-                        k,
-                        ErrorKind::Format {
-                            format: f.name.clone()
-                        }
-                    )
-            }
-            _ => true,
-        },
-        Keyword::Content(i) => match instance {
-            Value::String(s) => content(c, i, s, ctx, node, k, col),
-            _ => true,
-        },
-        Keyword::MaxItems(max) => match instance {
-            Value::Array(a) => {
-                a.len() as u64 <= max
-                    || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max })
-            }
-            _ => true,
-        },
-        Keyword::MinItems(min) => match instance {
-            Value::Array(a) => {
-                a.len() as u64 >= min
-                    || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min })
-            }
-            _ => true,
-        },
-        Keyword::UniqueItems => match instance {
-            Value::Array(a) => match duplicate(a) {
-                None => true,
-                Some((first, second)) => fail!(
-                    col,
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    ErrorKind::UniqueItems { first, second }
-                ),
-            },
-            _ => true,
-        },
-        Keyword::MaxProperties(max) => match instance {
-            Value::Object(o) => {
-                o.len() as u64 <= max
-                    || fail!(
-                        col,
-                        c,
-                        ctx,
-                        node,
-                        k,
-                        ErrorKind::MaxProperties { limit: max }
-                    )
-            }
-            _ => true,
-        },
-        Keyword::MinProperties(min) => match instance {
-            Value::Object(o) => {
-                o.len() as u64 >= min
-                    || fail!(
-                        col,
-                        c,
-                        ctx,
-                        node,
-                        k,
-                        ErrorKind::MinProperties { limit: min }
-                    )
-            }
-            _ => true,
-        },
-        Keyword::Required(span) => match instance {
-            Value::Object(o) => {
-                let mut ok = true;
-                for name in &c.strings[span.range()] {
-                    if !o.contains_key(name.as_ref()) {
-                        ok = false;
-                        if C::FAIL_FAST {
-                            return false;
-                        }
-                        col.error(
-                            c,
-                            ctx,
-                            node,
-                            k,
-                            None,
-                            ErrorKind::Required {
-                                property: name.clone(),
-                            },
-                            Vec::new(),
-                        );
-                    }
-                }
-                ok
-            }
-            _ => true,
-        },
-        Keyword::DependentRequired(span) => match instance {
-            Value::Object(o) => {
-                let mut ok = true;
-                for (trigger, names) in &c.dependent_required[span.range()] {
-                    if !o.contains_key(trigger.as_ref()) {
-                        continue;
-                    }
-                    for name in &c.strings[names.range()] {
-                        if !o.contains_key(name.as_ref()) {
-                            ok = false;
-                            if C::FAIL_FAST {
-                                return false;
-                            }
-                            col.error(
-                                c,
-                                ctx,
-                                node,
-                                k,
-                                None,
-                                ErrorKind::DependentRequired {
-                                    property: trigger.clone(),
-                                    missing: name.clone(),
-                                },
-                                Vec::new(),
-                            );
-                        }
-                    }
-                }
-                ok
-            }
-            _ => true,
-        },
         Keyword::Properties(span) => match instance {
             Value::Object(o) => properties(c, span, o, ctx, col),
             _ => true,
@@ -1104,6 +843,334 @@ fn eval_keyword<C: Collector>(
             Value::Array(items) => unevaluated::items(c, node, k, child, instance, items, ctx, col),
             _ => true,
         },
+        _ => assertion(c, node, k, kw, instance, ctx, col),
+    }
+}
+
+/// Whether `instance` has a type in `set` (`"number"` admits integers; an integer-only set
+/// admits `1.0`).
+#[inline(always)]
+fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
+    match instance {
+        Value::Null => set.contains(JsonType::Null),
+        Value::Bool(_) => set.contains(JsonType::Boolean),
+        Value::String(_) => set.contains(JsonType::String),
+        Value::Array(_) => set.contains(JsonType::Array),
+        Value::Object(_) => set.contains(JsonType::Object),
+        Value::Number(n) => {
+            set.contains(JsonType::Number)
+                || (set.contains(JsonType::Integer) && json::is_integer(n))
+        }
+    }
+}
+
+/// A node of assertions only, fail-fast.
+#[inline(never)]
+fn eval_leaf<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let n = c.node(node);
+    let start = n.keywords.start as usize;
+    for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
+        if !assertion(c, node, start + offset, *kw, instance, ctx, col) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The assertion keywords: they look at the instance itself, never at a subschema.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn assertion<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    kw: Keyword,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match kw {
+        Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
+        Keyword::Type(set) => {
+            let admitted = match instance {
+                Value::Null => set.contains(JsonType::Null),
+                Value::Bool(_) => set.contains(JsonType::Boolean),
+                Value::String(_) => set.contains(JsonType::String),
+                Value::Array(_) => set.contains(JsonType::Array),
+                Value::Object(_) => set.contains(JsonType::Object),
+                // "number" admits every number; only "integer" alone needs the finer check.
+                Value::Number(_) => set.contains(JsonType::Number),
+            };
+            if admitted {
+                return true;
+            }
+            let mut found = JsonType::of(instance);
+            if found == JsonType::Integer
+                && set.is_strict()
+                && let Value::Number(n) = instance
+                && n.is_f64()
+                // serde_json keeps integers beyond u64 only as floats: those were written as
+                // integers, so only smaller floats (`1.0`) lose their integer type.
+                && n.as_f64().is_some_and(|f| f.abs() < 18446744073709551616.0)
+            {
+                found = JsonType::Number;
+            }
+            set.admits(found)
+                || fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::Type {
+                        expected: set,
+                        found
+                    }
+                )
+        }
+        Keyword::Const(i) => {
+            json::equal(instance, &c.values[i as usize])
+                || fail!(col, c, ctx, node, k, ErrorKind::Const)
+        }
+        Keyword::Enum(span) => {
+            c.values[span.range()]
+                .iter()
+                .any(|v| json::equal(instance, v))
+                || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
+        }
+        Keyword::MultipleOf(i) => match instance {
+            Value::Number(x) => {
+                let m = &c.limits[i as usize];
+                json::is_multiple_of(x, &m.number)
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MultipleOf {
+                            multiple_of: m.number.clone()
+                        }
+                    )
+            }
+            _ => true,
+        },
+        Keyword::Maximum(i)
+        | Keyword::ExclusiveMaximum(i)
+        | Keyword::Minimum(i)
+        | Keyword::ExclusiveMinimum(i) => {
+            let Value::Number(x) = instance else {
+                return true;
+            };
+            let limit = &c.limits[i as usize];
+            let ord = json::cmp_num(json::Num::of(x), limit.num);
+            let ok = match kw {
+                Keyword::Maximum(_) => ord != Ordering::Greater,
+                Keyword::ExclusiveMaximum(_) => ord == Ordering::Less,
+                Keyword::Minimum(_) => ord != Ordering::Less,
+                _ => ord == Ordering::Greater,
+            };
+            ok || {
+                let limit = limit.number.clone();
+                let kind = match kw {
+                    Keyword::Maximum(_) => ErrorKind::Maximum { limit },
+                    Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },
+                    Keyword::Minimum(_) => ErrorKind::Minimum { limit },
+                    _ => ErrorKind::ExclusiveMinimum { limit },
+                };
+                fail!(col, c, ctx, node, k, kind)
+            }
+        }
+        Keyword::MaxLength(max) => match instance {
+            // A string has no more code points than bytes.
+            Value::String(s) => {
+                s.len() as u64 <= max
+                    || json::char_count(s) as u64 <= max
+                    || fail!(col, c, ctx, node, k, ErrorKind::MaxLength { limit: max })
+            }
+            _ => true,
+        },
+        Keyword::MinLength(min) => match instance {
+            Value::String(s) => {
+                (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
+                    || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
+            }
+            _ => true,
+        },
+        Keyword::Pattern(i) => match instance {
+            Value::String(s) => match c.patterns[i as usize].find(s) {
+                MatchOutcome::Match => true,
+                MatchOutcome::NoMatch => {
+                    fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::Pattern {
+                            pattern: c.pattern_sources[i as usize].clone()
+                        }
+                    )
+                }
+                MatchOutcome::BudgetExceeded => fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::PatternBudgetExceeded {
+                        pattern: c.pattern_sources[i as usize].clone()
+                    }
+                ),
+            },
+            _ => true,
+        },
+        Keyword::Format(i) => match instance {
+            Value::String(s) => {
+                let f = &c.formats[i as usize];
+                let ok = match f.custom {
+                    Some(check) => check(s),
+                    None => crate::format::check(&f.name, s).unwrap_or(true),
+                };
+                ok || !f.assert
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::Format {
+                            format: f.name.clone()
+                        }
+                    )
+            }
+            _ => true,
+        },
+        Keyword::Content(i) => match instance {
+            Value::String(s) => content(c, i, s, ctx, node, k, col),
+            _ => true,
+        },
+        Keyword::MaxItems(max) => match instance {
+            Value::Array(a) => {
+                a.len() as u64 <= max
+                    || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max })
+            }
+            _ => true,
+        },
+        Keyword::MinItems(min) => match instance {
+            Value::Array(a) => {
+                a.len() as u64 >= min
+                    || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min })
+            }
+            _ => true,
+        },
+        Keyword::UniqueItems => match instance {
+            Value::Array(a) => match duplicate(a) {
+                None => true,
+                Some((first, second)) => fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::UniqueItems { first, second }
+                ),
+            },
+            _ => true,
+        },
+        Keyword::MaxProperties(max) => match instance {
+            Value::Object(o) => {
+                o.len() as u64 <= max
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MaxProperties { limit: max }
+                    )
+            }
+            _ => true,
+        },
+        Keyword::MinProperties(min) => match instance {
+            Value::Object(o) => {
+                o.len() as u64 >= min
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::MinProperties { limit: min }
+                    )
+            }
+            _ => true,
+        },
+        Keyword::Required(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for name in &c.strings[span.range()] {
+                    if !o.contains_key(name.as_ref()) {
+                        ok = false;
+                        if C::FAIL_FAST {
+                            return false;
+                        }
+                        col.error(
+                            c,
+                            ctx,
+                            node,
+                            k,
+                            None,
+                            ErrorKind::Required {
+                                property: name.clone(),
+                            },
+                            Vec::new(),
+                        );
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        Keyword::DependentRequired(span) => match instance {
+            Value::Object(o) => {
+                let mut ok = true;
+                for (trigger, names) in &c.dependent_required[span.range()] {
+                    if !o.contains_key(trigger.as_ref()) {
+                        continue;
+                    }
+                    for name in &c.strings[names.range()] {
+                        if !o.contains_key(name.as_ref()) {
+                            ok = false;
+                            if C::FAIL_FAST {
+                                return false;
+                            }
+                            col.error(
+                                c,
+                                ctx,
+                                node,
+                                k,
+                                None,
+                                ErrorKind::DependentRequired {
+                                    property: trigger.clone(),
+                                    missing: name.clone(),
+                                },
+                                Vec::new(),
+                            );
+                        }
+                    }
+                }
+                ok
+            }
+            _ => true,
+        },
+        _ => true,
     }
 }
 
