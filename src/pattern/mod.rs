@@ -96,6 +96,8 @@ enum Matcher {
     Deferred(Box<Deferred>),
     /// An engine that could not be built (never expected for deferred patterns).
     Failed,
+    /// Every part must match (`true`) or must not match (`false`).
+    All(Box<[(bool, Matcher)]>),
 }
 
 /// What a deferred engine is built from.
@@ -119,6 +121,7 @@ impl fmt::Debug for Matcher {
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
             Matcher::Deferred(d) => f.debug_tuple("Deferred").field(&d.text).finish(),
             Matcher::Failed => f.write_str("Failed"),
+            Matcher::All(parts) => f.debug_tuple("All").field(parts).finish(),
         }
     }
 }
@@ -203,40 +206,126 @@ impl Pattern {
     /// deeper than the parser allows, or compiles too large.
     pub(crate) fn new(source: &str, budget: usize) -> Result<Pattern, String> {
         let ast = parse::parse(source)?;
+        let ast = match split_leading_lookaheads(ast, budget)? {
+            Ok(matcher) => return Ok(Pattern { matcher }),
+            Err(ast) => ast,
+        };
+        Ok(Pattern {
+            matcher: engine(ast.alternatives, ast.needs_backtracking, budget)?,
+        })
+    }
+}
+
+/// The cheapest matcher for a parsed pattern: a fast path, a deferred engine, or a
+/// built one.
+fn engine(
+    alternatives: Vec<Vec<parse::Node>>,
+    needs_backtracking: bool,
+    budget: usize,
+) -> Result<Matcher, String> {
+    {
+        let ast = parse::Ast {
+            alternatives,
+            needs_backtracking,
+        };
         if let Some(matcher) = fast_path(&ast.alternatives) {
-            return Ok(Pattern { matcher });
+            return Ok(matcher);
         }
         let text = emit::emit(&ast.alternatives, ast.needs_backtracking);
         // Engines fail to build only on size limits, which short patterns without counted
         // repetition or property classes cannot reach: those are built on first use.
         if deferrable(&text) {
-            return Ok(Pattern {
-                matcher: Matcher::Deferred(Box::new(Deferred {
-                    text: text.into(),
-                    backtracking: ast.needs_backtracking,
-                    budget,
-                    built: std::sync::OnceLock::new(),
-                })),
-            });
+            return Ok(Matcher::Deferred(Box::new(Deferred {
+                text: text.into(),
+                backtracking: ast.needs_backtracking,
+                budget,
+                built: std::sync::OnceLock::new(),
+            })));
         }
-        Ok(Pattern {
-            matcher: build(&text, ast.needs_backtracking, budget)?,
-        })
+        build(&text, ast.needs_backtracking, budget)
     }
+}
 
+/// Whether a sequence needs a backtracking engine: lookaround or a backreference.
+fn needs_backtracking(nodes: &[parse::Node]) -> bool {
+    use parse::{GroupKind, Node};
+    nodes.iter().any(|n| match n {
+        Node::Backref(_) => true,
+        Node::Group(kind, alts) => {
+            !matches!(kind, GroupKind::Capture | GroupKind::NonCapture)
+                || alts.iter().any(|a| needs_backtracking(a))
+        }
+        Node::Repeat(r) => needs_backtracking(std::slice::from_ref(&r.node)),
+        _ => false,
+    })
+}
+
+/// `^(?=A)(?!B)C`, with nothing else needing backtracking, is `^A` and not `^B` and `^C`:
+/// lookaheads at the anchored start all look from position 0. Each part then runs on the
+/// linear-time engine instead of the backtracking one.
+///
+/// Returns the conjunction, or the pattern unchanged (`Err`) when it has another shape.
+#[allow(clippy::type_complexity)]
+fn split_leading_lookaheads(
+    ast: parse::Ast,
+    budget: usize,
+) -> Result<Result<Matcher, parse::Ast>, String> {
+    use parse::{GroupKind, Node};
+    let shape_fits = ast.needs_backtracking
+        && ast.alternatives.len() == 1
+        && matches!(ast.alternatives[0].first(), Some(Node::Start))
+        && matches!(
+            ast.alternatives[0].get(1),
+            Some(Node::Group(
+                GroupKind::LookAhead | GroupKind::NegLookAhead,
+                _
+            ))
+        );
+    if !shape_fits {
+        return Ok(Err(ast));
+    }
+    let seq = &ast.alternatives[0];
+    let lookaheads = seq[1..]
+        .iter()
+        .take_while(|n| {
+            matches!(
+                n,
+                Node::Group(GroupKind::LookAhead | GroupKind::NegLookAhead, _)
+            )
+        })
+        .count();
+    let rest = &seq[1 + lookaheads..];
+    let inner_ok = seq[1..=lookaheads].iter().all(|n| match n {
+        Node::Group(_, alts) => alts.iter().all(|a| !needs_backtracking(a)),
+        _ => false,
+    });
+    if !inner_ok || needs_backtracking(rest) {
+        return Ok(Err(ast));
+    }
+    let mut seq = ast.alternatives.into_iter().next().unwrap_or_default();
+    let rest: Vec<Node> = seq.split_off(1 + lookaheads);
+    let mut parts = Vec::with_capacity(lookaheads + 1);
+    for node in seq.into_iter().skip(1) {
+        if let Node::Group(kind, alts) = node {
+            let anchored = vec![Node::Start, Node::Group(GroupKind::NonCapture, alts)];
+            parts.push((
+                kind == GroupKind::LookAhead,
+                engine(vec![anchored], false, budget)?,
+            ));
+        }
+    }
+    if !rest.is_empty() {
+        let mut anchored = vec![Node::Start];
+        anchored.extend(rest);
+        parts.push((true, engine(vec![anchored], false, budget)?));
+    }
+    Ok(Ok(Matcher::All(parts.into_boxed_slice())))
+}
+
+impl Pattern {
     /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
     pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
-        match &self.matcher {
-            Matcher::Deferred(d) => {
-                let built = d.built.get_or_init(|| {
-                    // Cannot fail for a deferred text (see `new`); if it ever did, the
-                    // pattern decides nothing and reports its budget as exhausted.
-                    build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed)
-                });
-                find_with(built, subject)
-            }
-            m => find_with(m, subject),
-        }
+        find_with(&self.matcher, subject)
     }
 }
 
@@ -321,13 +410,32 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             Matcher::EndsWith(s) => MatchOutcome::from_bool(subject.ends_with(&**s)),
             Matcher::Equals(s) => MatchOutcome::from_bool(subject == &**s),
             Matcher::Run(run) => MatchOutcome::from_bool(run.matches(subject)),
+            Matcher::All(parts) => {
+                for (must, part) in parts.iter() {
+                    match find_with(part, subject) {
+                        MatchOutcome::Match if *must => {}
+                        MatchOutcome::NoMatch if !*must => {}
+                        MatchOutcome::BudgetExceeded => return MatchOutcome::BudgetExceeded,
+                        _ => return MatchOutcome::NoMatch,
+                    }
+                }
+                MatchOutcome::Match
+            }
             Matcher::Linear(re) => MatchOutcome::from_bool(re.is_match(subject)),
             Matcher::Backtracking(re) => match re.is_match(subject) {
                 Ok(matched) => MatchOutcome::from_bool(matched),
                 // The only runtime error fancy-regex reports is the budget.
                 Err(_) => MatchOutcome::BudgetExceeded,
             },
-            Matcher::Deferred(_) | Matcher::Failed => MatchOutcome::BudgetExceeded,
+            Matcher::Deferred(d) => {
+                // Cannot fail for a deferred text (see `engine`); if it ever did, the
+                // pattern decides nothing and reports its budget as exhausted.
+                let built = d.built.get_or_init(|| {
+                    build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed)
+                });
+                find_with(built, subject)
+            }
+            Matcher::Failed => MatchOutcome::BudgetExceeded,
         }
     }
 }
