@@ -273,8 +273,9 @@ impl Collector for Outcome {
     }
 }
 
-/// Every error, and the annotations of what succeeded.
-pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
+/// Evaluates the root node against `instance` with `col`, from an empty context.
+#[inline]
+fn run_root<C: Collector>(c: &Compiled, instance: &Value, col: &mut C) -> bool {
     let path = Path::root();
     let scope = Scope {
         resource: c.node(c.root).resource,
@@ -287,29 +288,22 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
         hop: &hop,
         depth: 0,
     };
+    eval(c, c.root, instance, ctx, col)
+}
+
+/// Every error, and the annotations of what succeeded.
+pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
     let mut out = Outcome {
         errors: Vec::new(),
         annotations: Vec::new(),
     };
-    eval(c, c.root, instance, ctx, &mut out);
+    run_root(c, instance, &mut out);
     out
 }
 
 /// Whether `instance` conforms to the compiled schema.
 pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
-    let path = Path::root();
-    let scope = Scope {
-        resource: c.node(c.root).resource,
-        parent: None,
-    };
-    let hop = Hop::root(c.root);
-    let ctx = Ctx {
-        path: &path,
-        scope: &scope,
-        hop: &hop,
-        depth: 0,
-    };
-    eval(c, c.root, instance, ctx, &mut FailFast)
+    run_root(c, instance, &mut FailFast)
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
@@ -319,25 +313,13 @@ pub(crate) fn collect_errors(
     skip: usize,
     max: usize,
 ) -> Vec<ValidationError> {
-    let path = Path::root();
-    let scope = Scope {
-        resource: c.node(c.root).resource,
-        parent: None,
-    };
-    let hop = Hop::root(c.root);
-    let ctx = Ctx {
-        path: &path,
-        scope: &scope,
-        hop: &hop,
-        depth: 0,
-    };
     let mut errors = Errors {
         seen: 0,
         skip,
         max,
         errors: Vec::new(),
     };
-    eval(c, c.root, instance, ctx, &mut errors);
+    run_root(c, instance, &mut errors);
     errors.errors
 }
 
