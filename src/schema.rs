@@ -100,6 +100,33 @@ pub(crate) enum Keyword {
     Content(u32),
 }
 
+impl Keyword {
+    /// Whether the keyword applies no subschema (it looks at the instance only).
+    #[inline]
+    pub(crate) fn is_assertion(&self) -> bool {
+        !matches!(
+            self,
+            Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+        )
+    }
+}
+
 /// How a keyword is named in the schema, for locations (`items` may be `additionalItems`).
 pub(crate) type KeywordName = &'static str;
 

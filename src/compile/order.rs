@@ -92,35 +92,14 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
     }
 }
 
-/// Whether a keyword applies no subschema.
-fn is_assertion(kw: &Keyword) -> bool {
-    !matches!(
-        kw,
-        Keyword::Properties(_)
-            | Keyword::PatternProperties(_)
-            | Keyword::AdditionalProperties(_)
-            | Keyword::PropertyNames(_)
-            | Keyword::DependentSchemas(_)
-            | Keyword::PrefixItems(_)
-            | Keyword::Items { .. }
-            | Keyword::Contains(_)
-            | Keyword::AllOf(_)
-            | Keyword::AnyOf(_)
-            | Keyword::OneOf(_)
-            | Keyword::Not(_)
-            | Keyword::If { .. }
-            | Keyword::Ref(_)
-            | Keyword::DynamicRef(_)
-            | Keyword::UnevaluatedProperties(_)
-            | Keyword::UnevaluatedItems(_)
-    )
-}
-
 /// Reorders each node's keywords and each `properties` by estimated cost, and marks the
 /// nodes that hold assertions only.
 pub(crate) fn optimize(c: &mut Compiled) {
     for i in 0..c.nodes.len() {
-        let leaf = c.keywords_of(NodeId(i as u32)).iter().all(is_assertion);
+        let leaf = c
+            .keywords_of(NodeId(i as u32))
+            .iter()
+            .all(Keyword::is_assertion);
         c.nodes[i].leaf = leaf;
         c.nodes[i].only_type = match c.keywords_of(NodeId(i as u32)) {
             [Keyword::Type(set)] if !set.is_strict() => Some(*set),

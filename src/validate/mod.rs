@@ -333,7 +333,7 @@ pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_
 ///
 /// Every few levels of nesting, checks the remaining stack and continues on a fresh
 /// segment when it runs low (the frames between two checks fit well inside the red zone).
-#[inline]
+#[inline(always)]
 pub(crate) fn eval<C: Collector>(
     c: &Compiled,
     node: NodeId,
@@ -432,7 +432,11 @@ fn eval_node<C: Collector>(
     let start = n.keywords.start as usize;
     for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
         let k = start + offset;
-        let ok = eval_keyword(c, node, k, kw, instance, &ctx, col);
+        let ok = if kw.is_assertion() {
+            assertion(c, node, k, *kw, instance, ctx, col)
+        } else {
+            eval_keyword(c, node, k, kw, instance, &ctx, col)
+        };
         if C::ANNOTATE && ok {
             applicator_annotation(c, node, k, *kw, instance, ctx, col);
         }
@@ -1156,6 +1160,19 @@ fn assertion<C: Collector>(
     }
 }
 
+/// The index of `key` among `names` (sorted): a scan for the few names tool schemas
+/// usually declare (lengths compared first), a binary search beyond.
+#[inline]
+pub(crate) fn find_name(names: &[(std::sync::Arc<str>, NodeId)], key: &str) -> Option<usize> {
+    if names.len() <= 8 {
+        names
+            .iter()
+            .position(|(n, _)| n.len() == key.len() && n.as_bytes() == key.as_bytes())
+    } else {
+        names.binary_search_by(|(n, _)| n.as_ref().cmp(key)).ok()
+    }
+}
+
 /// `additionalProperties` fused with its siblings: for each instance property, the
 /// declared schema, the matching patterns' schemas, or else the additional schema.
 #[allow(clippy::too_many_arguments)]
@@ -1178,7 +1195,7 @@ fn additional_properties<C: Collector>(
         let here = Ctx { path: &path, ..ctx };
         let mut item_ok = true;
         let mut matched = false;
-        if let Ok(j) = names.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())) {
+        if let Some(j) = find_name(names, key) {
             matched = true;
             item_ok = eval(c, names[j].1, value, here, col);
         }
@@ -1238,7 +1255,7 @@ fn properties<C: Collector>(
     if o.len() * 4 < declared.len() {
         // Few keys against many declared names: walk the instance, search the names.
         for (key, value) in o {
-            if let Ok(i) = declared.binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str())) {
+            if let Some(i) = find_name(declared, key) {
                 let path = ctx.path.push(Seg::Key(key));
                 if !eval(c, declared[i].1, value, Ctx { path: &path, ..ctx }, col) {
                     ok = false;
