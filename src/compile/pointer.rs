@@ -3,6 +3,10 @@
 /// Appends `/segment` to `pointer`, escaping `~` and `/`.
 pub(crate) fn push(pointer: &mut String, segment: &str) {
     pointer.push('/');
+    if !segment.contains(['~', '/']) {
+        pointer.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => pointer.push_str("~0"),

@@ -8,6 +8,14 @@ pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
 /// Resolves `reference` against the absolute `base` (which has no fragment), returning a
 /// normalized absolute URI that may carry a fragment.
 pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
+    // A fragment-only reference keeps the base as it is (RFC 3986, 5.2.2): no parsing.
+    // Fragments with characters a URI may not hold still go the long way, to be refused.
+    if let Some(fragment) = reference.strip_prefix('#')
+        && !base.contains('#')
+        && fragment.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b))
+    {
+        return Ok(format!("{base}#{fragment}"));
+    }
     let reference_parsed = UriRef::parse(reference)
         .map_err(|e| format!("{reference:?} is not a URI reference: {e}"))?;
     if reference_parsed.has_scheme() {
