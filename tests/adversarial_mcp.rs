@@ -327,11 +327,9 @@ fn client_disappears_mid_call() {
 }
 
 /// A batch is answered on its own thread; the answer must still be written when the
-/// input ends right after it. `Server::serve` waits (`Connection::finish`) only for
-/// `tools/call`s in flight, not for batch threads, so the answer is dropped (199 of 200
-/// runs).
+/// input ends right after it (it used to be dropped in 199 of 200 runs: shutdown waited
+/// for `tools/call`s only, not for batch threads).
 #[test]
-#[ignore = "bug: a batch's answer is lost when input ends right after it, see report"]
 fn batch_answered_before_exit() {
     use std::sync::{Arc, Mutex};
     use toolschema::mcp::Server;

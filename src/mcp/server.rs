@@ -422,7 +422,20 @@ impl Connection {
                 "invalid request: empty batch",
             ));
         }
+        // A batch counts as running until its answer is sent, so that `finish` (stdin
+        // closed) waits for it like for a call.
+        static BATCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let key = format!("\u{0}batch:{}", BATCHES.fetch_add(1, Ordering::Relaxed));
+        lock(&self.state.in_flight).insert(key.clone(), Arc::new(AtomicBool::new(false)));
         let this = self.clone_handle();
+        let done = {
+            let this = self.clone_handle();
+            let key = key.clone();
+            move || {
+                lock(&this.state.in_flight).remove(&key);
+                this.state.idle.notify_all();
+            }
+        };
         let spawned = std::thread::Builder::new()
             .name("mcp-batch".into())
             .spawn(move || {
@@ -433,8 +446,11 @@ impl Connection {
                 if !answers.is_empty() {
                     this.send(Value::Array(answers));
                 }
+                done();
             });
         if spawned.is_err() {
+            lock(&self.state.in_flight).remove(&key);
+            self.state.idle.notify_all();
             self.send(error(
                 &Value::Null,
                 jsonrpc::INTERNAL_ERROR,
