@@ -25,6 +25,9 @@ pub enum SchemaErrorKind {
     DepthExceeded,
     /// The document has more objects than [`Limits::max_subschemas`](crate::Limits::max_subschemas).
     TooManySubschemas,
+    /// The schema's locations (JSON pointers of its subschemas) add up to more than a
+    /// capped schema may keep: long keys above many subschemas.
+    TooLarge,
     /// References form a loop that never consumes the instance.
     ReferenceCycle,
     /// Two resources claim the same `$id`, or a resource defines an anchor twice.

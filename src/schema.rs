@@ -236,6 +236,9 @@ pub(crate) struct Resource {
     pub(crate) uri: Arc<str>,
     /// `$dynamicAnchor`s it defines: (interned name, node).
     pub(crate) dynamic_anchors: Vec<(u32, NodeId)>,
+    /// JSON pointer of its root inside its document (node pointers below it, stripped of
+    /// this prefix, are the fragments of absolute locations).
+    pub(crate) root_pointer: Arc<str>,
 }
 
 /// Cold per-node data, used only to render locations.
@@ -243,8 +246,6 @@ pub(crate) struct Resource {
 pub(crate) struct NodeInfo {
     /// JSON pointer of the node inside its document.
     pub(crate) pointer: Arc<str>,
-    /// JSON pointer of the node relative to its resource root (for absolute locations).
-    pub(crate) resource_pointer: Box<str>,
 }
 
 /// Everything a compiled schema holds.

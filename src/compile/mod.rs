@@ -101,7 +101,13 @@ struct Compiler<'a> {
     recursive_anchor_resources: Vec<bool>,
     pending: Vec<PendingRef>,
     pattern_cache: AHashMap<String, u32>,
+    /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
+    location_bytes: usize,
 }
+
+/// Under any caps, the node locations a schema keeps may add up to this much: a long key
+/// above many subschemas would otherwise be copied into each of their locations.
+const MAX_LOCATION_BYTES: usize = 64 << 20;
 
 fn invalid(location: &str, keyword: &str, why: &str) -> SchemaError {
     SchemaError::new(
@@ -192,6 +198,7 @@ impl<'a> Compiler<'a> {
             recursive_anchor_resources: Vec::new(),
             pending: Vec::new(),
             pattern_cache: AHashMap::new(),
+            location_bytes: 0,
         })
     }
 
@@ -232,7 +239,6 @@ impl<'a> Compiler<'a> {
         });
         self.out.node_info.push(NodeInfo {
             pointer: pointer.clone(),
-            resource_pointer: "".into(),
         });
         self.out.node_annotations.push(Span { start: 0, end: 0 });
         self.meta.push(NodeMeta {
@@ -257,6 +263,13 @@ impl<'a> Compiler<'a> {
         id
     }
 
+    /// Counts `len` more bytes of kept locations; true when that passes the cap (which
+    /// applies under any `Limits` but `Limits::none()`).
+    fn over_location_cap(&mut self, len: usize) -> bool {
+        self.location_bytes = self.location_bytes.saturating_add(len);
+        self.location_bytes > MAX_LOCATION_BYTES && self.options.limits != crate::Limits::none()
+    }
+
     /// The node compiled (or enqueued) for a location, if any.
     fn node_at(&self, doc: u32, pointer: &str) -> Option<&NodeId> {
         self.location_to_node
@@ -268,6 +281,16 @@ impl<'a> Compiler<'a> {
         loop {
             while let Some(task) = self.tasks.pop() {
                 self.compile_task(task)?;
+                if self.over_location_cap(0) {
+                    return Err(SchemaError::new(
+                        SchemaErrorKind::TooLarge,
+                        "",
+                        format!(
+                            "the locations of the schema's subschemas exceed {} MiB (long property names above many subschemas); Limits::none() lifts this for trusted schemas",
+                            MAX_LOCATION_BYTES >> 20
+                        ),
+                    ));
+                }
             }
             if self.pending.is_empty() {
                 return Ok(());
@@ -440,6 +463,7 @@ impl<'a> Compiler<'a> {
         self.out.resources.push(Resource {
             uri: Arc::from(uri.as_str()),
             dynamic_anchors: Vec::new(),
+            root_pointer: Arc::from(ptr),
         });
         self.resource_meta.push(ResourceMeta {
             doc,
@@ -477,9 +501,6 @@ impl<'a> Compiler<'a> {
         meta.resource = task.resource;
         meta.base = task.base.clone();
         meta.dialect = task.dialect;
-        let rm = &self.resource_meta[task.resource as usize];
-        let rel = pointer::strip(&task.pointer, &rm.pointer).unwrap_or("");
-        self.out.node_info[task.node.index()].resource_pointer = rel.into();
         Ok(())
     }
 
@@ -493,7 +514,14 @@ impl<'a> Compiler<'a> {
     }
 
     fn child(&mut self, task: &Task<'a>, segments: &[&str]) -> NodeId {
-        let ptr = pointer::join(&task.pointer, segments);
+        // Past the cap on kept locations, build no more of them: the run loop refuses the
+        // schema before anything else is compiled.
+        let len = task.pointer.len() + segments.iter().map(|s| s.len() + 1).sum::<usize>();
+        let ptr = if self.over_location_cap(len) {
+            String::new()
+        } else {
+            pointer::join(&task.pointer, segments)
+        };
         // Walk down from the task's own value: no lookup from the document root.
         let mut value: &'a Value = task.value;
         for seg in segments {

@@ -12,7 +12,9 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
     // Fragments with characters a URI may not hold still go the long way, to be refused.
     if let Some(fragment) = reference.strip_prefix('#')
         && !base.contains('#')
-        && fragment.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b))
+        && fragment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b))
     {
         return Ok(format!("{base}#{fragment}"));
     }

@@ -107,7 +107,10 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &
 /// Keyword `name` of `node` as its resource's URI plus a pointer fragment.
 pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
     let resource = &c.resources[c.node(node).resource as usize];
-    let mut ptr = c.node_info[node.index()].resource_pointer.to_string();
+    let full = &c.node_info[node.index()].pointer;
+    let mut ptr = pointer::strip(full, &resource.root_pointer)
+        .unwrap_or("")
+        .to_string();
     if name != "false" {
         pointer::push(&mut ptr, name);
     }
