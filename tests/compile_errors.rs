@@ -51,6 +51,19 @@ fn cases() -> Vec<Case> {
             "array of strings",
         ),
         c(
+            json!({"required": ["a", "a"]}),
+            InvalidKeyword,
+            "/required",
+            "twice",
+        ),
+        c(json!({"type": []}), InvalidKeyword, "/type", "at least one"),
+        c(
+            json!({"type": ["string", "string"]}),
+            InvalidKeyword,
+            "/type",
+            "twice",
+        ),
+        c(
             json!({"properties": {"a": {"minimum": "3"}}}),
             InvalidKeyword,
             "/properties/a/minimum",

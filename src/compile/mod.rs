@@ -887,10 +887,17 @@ impl<'a> Compiler<'a> {
                     let ty = v.as_str().and_then(JsonType::from_name).ok_or_else(|| {
                         invalid(ptr, "type", "must be a type name or an array of type names")
                     })?;
+                    // The meta-schemas require unique type names.
+                    if set.contains(ty) {
+                        return Err(invalid(ptr, "type", "names a type twice"));
+                    }
                     set = set.with(ty);
                     Ok(())
                 };
                 match t {
+                    Value::Array(items) if items.is_empty() => {
+                        return Err(invalid(ptr, "type", "must name at least one type"));
+                    }
                     Value::Array(items) => items.iter().try_for_each(&mut add)?,
                     other => add(other)?,
                 }
@@ -946,10 +953,15 @@ impl<'a> Compiler<'a> {
                     return Err(invalid(ptr, "required", "must be an array of strings"));
                 };
                 let start = self.out.strings.len() as u32;
+                // The meta-schemas require unique names (a set: lists may be long).
+                let mut seen = ahash::AHashSet::with_capacity(items.len());
                 for item in items {
                     let s = item
                         .as_str()
                         .ok_or_else(|| invalid(ptr, "required", "must be an array of strings"))?;
+                    if !seen.insert(s) {
+                        return Err(invalid(ptr, "required", "names a property twice"));
+                    }
                     self.out.strings.push(Arc::from(s));
                 }
                 let span = Span {
