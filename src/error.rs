@@ -296,6 +296,15 @@ impl ErrorKind {
     }
 }
 
+/// Schema text quoted in a one-line message, shortened past 120 characters.
+pub(crate) fn clip(s: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 120;
+    match s.char_indices().nth(MAX) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((i, _)) => std::borrow::Cow::Owned(format!("{}…", &s[..i])),
+    }
+}
+
 fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
@@ -357,11 +366,14 @@ impl fmt::Display for ErrorKind {
                     plural(*limit, "character", "characters")
                 )
             }
-            ErrorKind::Pattern { pattern } => write!(f, "must match the pattern {pattern:?}"),
+            ErrorKind::Pattern { pattern } => {
+                write!(f, "must match the pattern {:?}", clip(pattern))
+            }
             ErrorKind::PatternBudgetExceeded { pattern } => {
                 write!(
                     f,
-                    "pattern evaluation exceeded its budget for the pattern {pattern:?}"
+                    "pattern evaluation exceeded its budget for the pattern {:?}",
+                    clip(pattern)
                 )
             }
             ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),

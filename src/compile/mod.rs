@@ -586,7 +586,10 @@ impl<'a> Compiler<'a> {
             SchemaError::new(
                 SchemaErrorKind::InvalidPattern,
                 location,
-                format!("invalid regular expression {source:?}: {why}"),
+                format!(
+                    "invalid regular expression {:?}: {why}",
+                    crate::error::clip(source)
+                ),
             )
         })?;
         let i = self.out.patterns.len() as u32;
