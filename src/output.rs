@@ -78,7 +78,11 @@ impl Schema {
             errors: outcome.errors,
             // A failed validation produces no annotations.
             annotations: if valid {
-                outcome.annotations.into_iter().map(|raw| Annotation { raw }).collect()
+                outcome
+                    .annotations
+                    .into_iter()
+                    .map(|raw| Annotation { raw })
+                    .collect()
             } else {
                 Vec::new()
             },
@@ -153,7 +157,10 @@ impl Evaluation {
             for e in &self.errors {
                 flatten(e, &mut all);
             }
-            out.insert("errors".into(), Value::Array(all.into_iter().map(error_unit).collect()));
+            out.insert(
+                "errors".into(),
+                Value::Array(all.into_iter().map(error_unit).collect()),
+            );
         }
         Value::Object(out)
     }
@@ -174,12 +181,24 @@ impl Evaluation {
         let leaves: Vec<(String, String, Value)> = if valid {
             self.annotations
                 .iter()
-                .map(|a| (a.keyword_location().to_string(), a.instance_location().to_string(), annotation_unit(a)))
+                .map(|a| {
+                    (
+                        a.keyword_location().to_string(),
+                        a.instance_location().to_string(),
+                        annotation_unit(a),
+                    )
+                })
                 .collect()
         } else {
             self.errors
                 .iter()
-                .map(|e| (e.keyword_location().to_string(), e.instance_location().to_string(), error_tree(e)))
+                .map(|e| {
+                    (
+                        e.keyword_location().to_string(),
+                        e.instance_location().to_string(),
+                        error_tree(e),
+                    )
+                })
                 .collect()
         };
         let mut root = Tree::default();
@@ -199,7 +218,10 @@ fn error_tree(e: &ValidationError) -> Value {
     if !e.causes().is_empty()
         && let Value::Object(map) = &mut unit
     {
-        map.insert("errors".into(), Value::Array(e.causes().iter().map(error_tree).collect()));
+        map.insert(
+            "errors".into(),
+            Value::Array(e.causes().iter().map(error_tree).collect()),
+        );
     }
     unit
 }
@@ -235,7 +257,13 @@ impl Tree {
         }
     }
 
-    fn render(self, keyword_location: String, instance_location: String, valid: bool, collapse: bool) -> Value {
+    fn render(
+        self,
+        keyword_location: String,
+        instance_location: String,
+        valid: bool,
+        collapse: bool,
+    ) -> Value {
         let mut items: Vec<Value> = self.units;
         for (seg, child) in self.children {
             let loc = format!("{keyword_location}/{seg}");
@@ -250,7 +278,10 @@ impl Tree {
         out.insert("keywordLocation".into(), Value::String(keyword_location));
         out.insert("instanceLocation".into(), Value::String(instance_location));
         if !items.is_empty() {
-            out.insert(if valid { "annotations" } else { "errors" }.into(), Value::Array(items));
+            out.insert(
+                if valid { "annotations" } else { "errors" }.into(),
+                Value::Array(items),
+            );
         }
         Value::Object(out)
     }

@@ -9,7 +9,11 @@ fn bin() -> Command {
 }
 
 fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/weather").join(name).to_string_lossy().into_owned()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/weather")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn temp(name: &str, content: &str) -> String {
@@ -22,7 +26,10 @@ fn temp(name: &str, content: &str) -> String {
 
 #[test]
 fn check_reports_good_and_bad_schemas() {
-    let ok = bin().args(["check", &example("input_schema.json")]).output().expect("run");
+    let ok = bin()
+        .args(["check", &example("input_schema.json")])
+        .output()
+        .expect("run");
     assert_eq!(ok.status.code(), Some(0));
     let bad = temp("bad.json", r#"{"properties": {"a": {"minLength": -1}}}"#);
     let out = bin().args(["check", &bad]).output().expect("run");
@@ -38,25 +45,54 @@ fn check_reports_good_and_bad_schemas() {
 #[test]
 fn validate_exit_codes_and_lines() {
     let schema = example("input_schema.json");
-    let ok = bin().args(["validate", "--schema", &schema, &example("valid.json")]).output().expect("run");
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+    let ok = bin()
+        .args(["validate", "--schema", &schema, &example("valid.json")])
+        .output()
+        .expect("run");
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
 
     let out = bin()
-        .args(["validate", "--schema", &schema, &example("valid.json"), &example("invalid.json")])
+        .args([
+            "validate",
+            "--schema",
+            &schema,
+            &example("valid.json"),
+            &example("invalid.json"),
+        ])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("invalid.json: /: missing required property \"location\""), "{text}");
-    assert!(text.contains("/units: must be one of the 2 allowed values"), "{text}");
+    assert!(
+        text.contains("invalid.json: /: missing required property \"location\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("/units: must be one of the 2 allowed values"),
+        "{text}"
+    );
     assert!(text.contains("/days: must be at most 10"), "{text}");
-    assert!(!text.contains("sk-secret-123"), "values never shown: {text}");
+    assert!(
+        !text.contains("sk-secret-123"),
+        "values never shown: {text}"
+    );
     assert!(!text.contains("kelvin"), "values never shown: {text}");
 
-    let out = bin().args(["validate", "--schema", &schema, &example("calls.jsonl")]).output().expect("run");
+    let out = bin()
+        .args(["validate", "--schema", &schema, &example("calls.jsonl")])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("calls.jsonl:3: /location: must be at least 1 character long"), "{text}");
+    assert!(
+        text.contains("calls.jsonl:3: /location: must be at least 1 character long"),
+        "{text}"
+    );
     assert!(text.contains("calls.jsonl:4: /units"), "{text}");
     assert!(!text.contains("calls.jsonl:1:"), "{text}");
 }
@@ -85,10 +121,18 @@ fn validate_reads_json_lines_from_stdin_and_names_bad_lines() {
 #[test]
 fn validate_bad_schema_or_missing_file_is_exit_2() {
     let bad = temp("bad2.json", r#"{"type": 5}"#);
-    let out = bin().args(["validate", "--schema", &bad, &example("valid.json")]).output().expect("run");
+    let out = bin()
+        .args(["validate", "--schema", &bad, &example("valid.json")])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let out = bin()
-        .args(["validate", "--schema", &example("input_schema.json"), "/nonexistent/file.json"])
+        .args([
+            "validate",
+            "--schema",
+            &example("input_schema.json"),
+            "/nonexistent/file.json",
+        ])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
@@ -100,13 +144,22 @@ fn validate_json_output_formats() {
     let schema = example("input_schema.json");
     for format in ["flag", "basic", "detailed"] {
         let out = bin()
-            .args(["validate", "--schema", &schema, "--output", format, &example("calls.jsonl")])
+            .args([
+                "validate",
+                "--schema",
+                &schema,
+                "--output",
+                format,
+                &example("calls.jsonl"),
+            ])
             .output()
             .expect("run");
         assert_eq!(out.status.code(), Some(1));
         let text = String::from_utf8_lossy(&out.stdout);
-        let docs: Vec<serde_json::Value> =
-            text.lines().map(|l| serde_json::from_str(l).expect("one JSON document per line")).collect();
+        let docs: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON document per line"))
+            .collect();
         assert_eq!(docs.len(), 4, "{format}: one document per instance");
         assert_eq!(docs[0]["valid"], true);
         assert_eq!(docs[2]["valid"], false);
@@ -124,6 +177,9 @@ fn large_json_lines_stream() {
         text.push_str(&format!("{{\"location\": \"c{i}\"}}\n"));
     }
     let path = temp("many.jsonl", &text);
-    let out = bin().args(["validate", "--schema", &example("input_schema.json"), &path]).output().expect("run");
+    let out = bin()
+        .args(["validate", "--schema", &example("input_schema.json"), &path])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(0));
 }

@@ -5,22 +5,31 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use toolschema::Options;
 
-
 fn shared(rel: &str) -> PathBuf {
     let base = std::env::var("TOOLSCHEMA_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     let p = base.join(rel);
-    assert!(p.exists(), "{} not found: set TOOLSCHEMA_SHARED to the shared data folder", p.display());
+    assert!(
+        p.exists(),
+        "{} not found: set TOOLSCHEMA_SHARED to the shared data folder",
+        p.display()
+    );
     p
 }
 
 fn tool_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let root = shared("corpus/mcp-tools");
-    for server in std::fs::read_dir(&root).expect("corpus").filter_map(|e| e.ok()) {
+    for server in std::fs::read_dir(&root)
+        .expect("corpus")
+        .filter_map(|e| e.ok())
+    {
         if server.path().is_dir() {
-            for f in std::fs::read_dir(server.path()).expect("server").filter_map(|e| e.ok()) {
+            for f in std::fs::read_dir(server.path())
+                .expect("server")
+                .filter_map(|e| e.ok())
+            {
                 if f.path().extension().is_some_and(|e| e == "json") {
                     out.push(f.path());
                 }
@@ -37,19 +46,28 @@ fn every_corpus_tool_schema_compiles_under_its_dialect() {
     let (mut tools, mut schemas, mut failures) = (0, 0, Vec::new());
     let mut dialects = std::collections::BTreeMap::<String, usize>::new();
     for f in &files {
-        let tool: Value = serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
+        let tool: Value =
+            serde_json::from_str(&std::fs::read_to_string(f).expect("read")).expect("json");
         tools += 1;
         for key in ["inputSchema", "outputSchema"] {
-            let Some(schema) = tool.get(key) else { continue };
+            let Some(schema) = tool.get(key) else {
+                continue;
+            };
             schemas += 1;
-            let dialect = schema.get("$schema").and_then(Value::as_str).unwrap_or("(none: 2020-12)");
+            let dialect = schema
+                .get("$schema")
+                .and_then(Value::as_str)
+                .unwrap_or("(none: 2020-12)");
             *dialects.entry(dialect.to_string()).or_default() += 1;
             if let Err(e) = Options::new().compile(schema) {
                 failures.push(format!("{} {key}: {e}", f.display()));
             }
         }
     }
-    println!("{tools} tools, {schemas} schemas, {} failed; dialects: {dialects:?}", failures.len());
+    println!(
+        "{tools} tools, {schemas} schemas, {} failed; dialects: {dialects:?}",
+        failures.len()
+    );
     assert_eq!(tools, 253, "the corpus has 253 tool definitions");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -59,19 +77,31 @@ fn every_bench_corpus_schema_compiles() {
     let root = shared("bench/corpus");
     let mut failures = Vec::new();
     let mut n = 0;
-    for case in std::fs::read_dir(&root).expect("bench corpus").filter_map(|e| e.ok()) {
+    for case in std::fs::read_dir(&root)
+        .expect("bench corpus")
+        .filter_map(|e| e.ok())
+    {
         let schema_path = case.path().join("schema.json");
         if !schema_path.exists() {
             continue;
         }
         n += 1;
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("read")).expect("json");
+        let schema: Value =
+            serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("read"))
+                .expect("json");
         // Some real schemas (FHIR) exceed the default subschema cap: trusted input, no caps.
-        if let Err(e) = Options::new().limits(toolschema::Limits::none()).compile(&schema) {
+        if let Err(e) = Options::new()
+            .limits(toolschema::Limits::none())
+            .compile(&schema)
+        {
             failures.push(format!("{}: {e}", schema_path.display()));
         }
         if let Err(e) = Options::new().compile(&schema) {
-            assert_eq!(e.kind(), toolschema::SchemaErrorKind::TooManySubschemas, "{e}");
+            assert_eq!(
+                e.kind(),
+                toolschema::SchemaErrorKind::TooManySubschemas,
+                "{e}"
+            );
         }
     }
     assert!(n >= 15);

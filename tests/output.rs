@@ -23,10 +23,16 @@ fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn output_tests_basic_format() {
-    for (folder, draft) in [("draft2020-12", Draft::Draft202012), ("draft2019-09", Draft::Draft201909)] {
+    for (folder, draft) in [
+        ("draft2020-12", Draft::Draft202012),
+        ("draft2019-09", Draft::Draft201909),
+    ] {
         let dir = runner::suite_dir().join("output-tests").join(folder);
         let output_schema = read(&dir.join("output-schema.json"));
-        let output_id = output_schema["$id"].as_str().expect("output schema id").to_string();
+        let output_id = output_schema["$id"]
+            .as_str()
+            .expect("output schema id")
+            .to_string();
         let mut checker_options = Options::new().with_document(&output_id, output_schema);
         for (uri, doc) in runner::documents() {
             checker_options = checker_options.with_document(&uri, doc);
@@ -38,7 +44,9 @@ fn output_tests_basic_format() {
         let (mut passed, mut failures) = (0, Vec::new());
         for file in files(&dir.join("content")) {
             for group in read(&file).as_array().into_iter().flatten() {
-                let schema = options.compile(&group["schema"]).expect("output-test schema compiles");
+                let schema = options
+                    .compile(&group["schema"])
+                    .expect("output-test schema compiles");
                 for test in group["tests"].as_array().into_iter().flatten() {
                     let evaluation = schema.evaluate(&test["data"]);
                     for (format, expected) in test["output"].as_object().into_iter().flatten() {
@@ -49,7 +57,9 @@ fn output_tests_basic_format() {
                             "verbose" => evaluation.verbose(),
                             other => panic!("unknown format {other}"),
                         };
-                        let checker = checker_options.compile(expected).expect("output checker compiles");
+                        let checker = checker_options
+                            .compile(expected)
+                            .expect("output checker compiles");
                         if checker.is_valid(&produced) {
                             passed += 1;
                         } else {
@@ -63,7 +73,10 @@ fn output_tests_basic_format() {
                 }
             }
         }
-        println!("output-tests {folder}: {passed} passed, {} failed", failures.len());
+        println!(
+            "output-tests {folder}: {passed} passed, {} failed",
+            failures.len()
+        );
         assert!(failures.is_empty(), "{}", failures.join("\n"));
         assert!(passed > 0);
     }
@@ -79,7 +92,8 @@ fn applies_to_2020(compatibility: Option<&str>) -> bool {
         } else if let Some(v) = part.strip_prefix('=') {
             v == "2020"
         } else {
-            part.parse::<u32>().is_ok_and(|v| v <= 2020 || (3..=9).contains(&v))
+            part.parse::<u32>()
+                .is_ok_and(|v| v <= 2020 || (3..=9).contains(&v))
         }
     })
 }
@@ -98,7 +112,9 @@ fn annotation_suite() {
             for (uri, schema) in case["externalSchemas"].as_object().into_iter().flatten() {
                 options = options.with_document(uri, schema.clone());
             }
-            let schema = options.compile(&case["schema"]).expect("annotation case compiles");
+            let schema = options
+                .compile(&case["schema"])
+                .expect("annotation case compiles");
             for test in case["tests"].as_array().into_iter().flatten() {
                 total += 1;
                 let evaluation = schema.evaluate(&test["instance"]);
@@ -138,7 +154,10 @@ fn annotation_suite() {
     }
     println!("annotation tests: {passed} of {total} passed");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(total >= 50, "expected the annotation suite's tests, ran {total}");
+    assert!(
+        total >= 50,
+        "expected the annotation suite's tests, ran {total}"
+    );
 }
 
 #[test]
@@ -156,8 +175,18 @@ fn every_path_agrees_on_the_whole_suite() {
                 let data = &test["data"];
                 let valid = schema.is_valid(data);
                 let evaluation = schema.evaluate(data);
-                assert_eq!(valid, schema.validate(data).is_ok(), "{file:?} {}", test["description"]);
-                assert_eq!(valid, evaluation.is_valid(), "{file:?} {}", test["description"]);
+                assert_eq!(
+                    valid,
+                    schema.validate(data).is_ok(),
+                    "{file:?} {}",
+                    test["description"]
+                );
+                assert_eq!(
+                    valid,
+                    evaluation.is_valid(),
+                    "{file:?} {}",
+                    test["description"]
+                );
                 assert_eq!(Value::Bool(valid), evaluation.flag()["valid"]);
                 assert_eq!(valid, evaluation.basic()["valid"] == Value::Bool(true));
                 assert_eq!(valid, evaluation.detailed()["valid"] == Value::Bool(true));

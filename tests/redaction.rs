@@ -56,7 +56,12 @@ fn renderings(schema: &Schema, instance: &Value) -> Vec<String> {
     let push_error = |e: &toolschema::ValidationError, out: &mut Vec<String>| {
         let loc = e.instance_location().to_string();
         let shown = e.to_string();
-        out.push(shown.strip_prefix(&format!("{}: ", if loc.is_empty() { "/" } else { &loc })).unwrap_or(&shown).to_string());
+        out.push(
+            shown
+                .strip_prefix(&format!("{}: ", if loc.is_empty() { "/" } else { &loc }))
+                .unwrap_or(&shown)
+                .to_string(),
+        );
         out.push(format!("{:?}", e.kind()));
         out.push(e.message());
         out.push(e.keyword_location().to_string());
@@ -74,7 +79,12 @@ fn renderings(schema: &Schema, instance: &Value) -> Vec<String> {
         }
     }
     let evaluation = schema.evaluate(instance);
-    for mut doc in [evaluation.flag(), evaluation.basic(), evaluation.detailed(), evaluation.verbose()] {
+    for mut doc in [
+        evaluation.flag(),
+        evaluation.basic(),
+        evaluation.detailed(),
+        evaluation.verbose(),
+    ] {
         strip_locations(&mut doc);
         out.push(doc.to_string());
     }
@@ -140,7 +150,8 @@ fn suite_invalid_instances_never_leak() {
     files.sort();
     let (mut checked, mut problems) = (0, Vec::new());
     for file in files {
-        let groups: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        let groups: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
         for group in groups.as_array().into_iter().flatten() {
             let schema = options.compile(&group["schema"]).expect("compiles");
             for test in group["tests"].as_array().into_iter().flatten() {
@@ -155,7 +166,10 @@ fn suite_invalid_instances_never_leak() {
             }
         }
     }
-    println!("redaction: {checked} invalid suite instances, {} leaks", problems.len());
+    println!(
+        "redaction: {checked} invalid suite instances, {} leaks",
+        problems.len()
+    );
     assert!(checked > 500);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
@@ -166,36 +180,90 @@ fn planted_secrets_never_leak() {
     const NUMBER: f64 = 987654.321;
     let cases: Vec<(Value, Value)> = vec![
         (json!({"type": "integer"}), json!(SECRET)),
-        (json!({"properties": {"k": {"maximum": 10}}}), json!({"k": NUMBER})),
-        (json!({"properties": {"k": {"minimum": 1e9}}}), json!({"k": NUMBER})),
+        (
+            json!({"properties": {"k": {"maximum": 10}}}),
+            json!({"k": NUMBER}),
+        ),
+        (
+            json!({"properties": {"k": {"minimum": 1e9}}}),
+            json!({"k": NUMBER}),
+        ),
         (json!({"multipleOf": 7}), json!(NUMBER)),
         (json!({"additionalProperties": false}), json!({SECRET: 1})),
-        (json!({"additionalProperties": {"type": "string"}}), json!({SECRET: NUMBER})),
-        (json!({"propertyNames": {"maxLength": 3}}), json!({SECRET: 1})),
-        (json!({"propertyNames": {"pattern": "^[a-z]+$"}}), json!({SECRET: 1})),
+        (
+            json!({"additionalProperties": {"type": "string"}}),
+            json!({SECRET: NUMBER}),
+        ),
+        (
+            json!({"propertyNames": {"maxLength": 3}}),
+            json!({SECRET: 1}),
+        ),
+        (
+            json!({"propertyNames": {"pattern": "^[a-z]+$"}}),
+            json!({SECRET: 1}),
+        ),
         (json!({"enum": ["a", "b"]}), json!(SECRET)),
         (json!({"const": "expected"}), json!(SECRET)),
         (json!({"pattern": "^[0-9]+$"}), json!(SECRET)),
         (json!({"format": "email"}), json!(SECRET)),
         (json!({"maxLength": 5}), json!(SECRET)),
         (json!({"uniqueItems": true}), json!([SECRET, SECRET])),
-        (json!({"contains": {"type": "number"}}), json!([SECRET, "token-ABCDEF"])),
-        (json!({"dependentRequired": {"a": ["b"]}}), json!({"a": SECRET})),
-        (json!({"unevaluatedProperties": false}), json!({SECRET: SECRET})),
-        (json!({"unevaluatedItems": false, "prefixItems": [true]}), json!([1, SECRET])),
-        (json!({"oneOf": [{"type": "integer"}, {"minLength": 100}]}), json!(SECRET)),
-        (json!({"anyOf": [{"const": 1}, {"const": 2}]}), json!({"nested": [SECRET, NUMBER]})),
+        (
+            json!({"contains": {"type": "number"}}),
+            json!([SECRET, "token-ABCDEF"]),
+        ),
+        (
+            json!({"dependentRequired": {"a": ["b"]}}),
+            json!({"a": SECRET}),
+        ),
+        (
+            json!({"unevaluatedProperties": false}),
+            json!({SECRET: SECRET}),
+        ),
+        (
+            json!({"unevaluatedItems": false, "prefixItems": [true]}),
+            json!([1, SECRET]),
+        ),
+        (
+            json!({"oneOf": [{"type": "integer"}, {"minLength": 100}]}),
+            json!(SECRET),
+        ),
+        (
+            json!({"anyOf": [{"const": 1}, {"const": 2}]}),
+            json!({"nested": [SECRET, NUMBER]}),
+        ),
         (json!({"not": {"type": "string"}}), json!(SECRET)),
-        (json!({"if": {"type": "string"}, "then": {"maxLength": 2}}), json!(SECRET)),
-        (json!({"items": {"type": "integer"}}), json!([SECRET, NUMBER, {"deep": SECRET}])),
-        (json!({"required": ["name"], "maxProperties": 1}), json!({SECRET: SECRET, "x": NUMBER})),
-        (json!({"patternProperties": {"^s": {"type": "integer"}}}), json!({SECRET: SECRET})),
-        (json!({"type": "object", "properties": {"password": {"type": "integer"}}}), json!({"password": SECRET})),
+        (
+            json!({"if": {"type": "string"}, "then": {"maxLength": 2}}),
+            json!(SECRET),
+        ),
+        (
+            json!({"items": {"type": "integer"}}),
+            json!([SECRET, NUMBER, {"deep": SECRET}]),
+        ),
+        (
+            json!({"required": ["name"], "maxProperties": 1}),
+            json!({SECRET: SECRET, "x": NUMBER}),
+        ),
+        (
+            json!({"patternProperties": {"^s": {"type": "integer"}}}),
+            json!({SECRET: SECRET}),
+        ),
+        (
+            json!({"type": "object", "properties": {"password": {"type": "integer"}}}),
+            json!({"password": SECRET}),
+        ),
     ];
     let mut problems = Vec::new();
     for (schema_value, instance) in &cases {
-        let schema = Options::new().assert_formats(true).compile(schema_value).expect("compiles");
-        assert!(!schema.is_valid(instance), "{schema_value} should refuse {instance}");
+        let schema = Options::new()
+            .assert_formats(true)
+            .compile(schema_value)
+            .expect("compiles");
+        assert!(
+            !schema.is_valid(instance),
+            "{schema_value} should refuse {instance}"
+        );
         let leaked = leaks(schema_value, &schema, instance);
         if !leaked.is_empty() {
             problems.push(format!("{schema_value}: {leaked:?}"));

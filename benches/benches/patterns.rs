@@ -22,11 +22,16 @@ fn cases() -> Vec<(&'static str, &'static str, String)> {
 
 fn patterns(c: &mut Criterion) {
     let mut group = c.benchmark_group("pattern/pathological");
-    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(500));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(500));
     for (name, pattern, subject) in cases() {
         let schema = Schema::compile(&json!({ "pattern": pattern })).expect("pattern compiles");
         let instance = Value::String(subject);
-        group.bench_function(name, |b| b.iter(|| black_box(schema.is_valid(black_box(&instance)))));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(schema.is_valid(black_box(&instance))))
+        });
     }
     group.finish();
 }

@@ -388,7 +388,10 @@ fn collect_patterns(value: &serde_json::Value, out: &mut Vec<String>) {
 #[test]
 fn leading_lookaheads_run_as_a_conjunction() {
     let p = r"^(?=.*\d)(?!.*x)[a-z0-9]+$";
-    let kind = format!("{:?}", Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher));
+    let kind = format!(
+        "{:?}",
+        Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
+    );
     assert!(kind.contains("All"), "{kind}");
     matches(p, "abc1");
     rejects(p, "abc");
@@ -400,7 +403,10 @@ fn leading_lookaheads_run_as_a_conjunction() {
     rejects(p, "a,b");
     rejects(p, "!!");
     // Lookbehind or backreferences keep the backtracking engine.
-    let kind = format!("{:?}", Pattern::new(r"^(?=(a))\1", DEFAULT_PATTERN_BUDGET).map(|p| p.matcher));
+    let kind = format!(
+        "{:?}",
+        Pattern::new(r"^(?=(a))\1", DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
+    );
     assert!(!kind.contains("All"), "{kind}");
     matches(r"^(?=(a))\1", "a");
 }

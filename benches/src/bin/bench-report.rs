@@ -664,6 +664,7 @@ fn print_report(
         elapsed.as_secs_f64()
     );
 
+    #[allow(clippy::type_complexity)]
     let groups: [(&str, fn(&Row) -> bool); 3] = [
         ("geomean, bench corpus", |r| r.origin == Origin::Corpus),
         ("geomean, MCP tools", |r| r.origin == Origin::McpTools),
