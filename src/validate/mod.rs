@@ -871,7 +871,7 @@ fn eval_leaf<C: Collector>(
 
 /// The assertion keywords: they look at the instance itself, never at a subschema.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(never)]
 fn assertion<C: Collector>(
     c: &Compiled,
     node: NodeId,
