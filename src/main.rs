@@ -2,7 +2,6 @@
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 use std::process::ExitCode;
 use toolschema::{Options, Schema};
 
@@ -13,8 +12,9 @@ const USAGE: &str = "usage:
       validate each FILE (one JSON document; JSON Lines when it ends in .jsonl or
       .ndjson; `-` reads JSON Lines from stdin). Exit 0 when all are valid,
       1 when any is invalid, 2 on a bad schema, unreadable file or malformed JSON
-  toolschema serve [--tools FILE]
-      an MCP server on stdio: built-in demo tools, or the tools listed in FILE";
+  toolschema serve [--tools FILE_OR_DIR]... [--max-message-bytes N] [--page-size N]
+      an MCP server on stdio: built-in demo tools, or the tools in the given files
+      (arrays of MCP Tool objects, or one) and directories";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -224,17 +224,38 @@ fn output_document(schema: &Schema, instance: &Value, output: Output) -> Value {
 }
 
 fn serve(args: &[String]) -> u8 {
-    let mut tools = None;
+    let mut serve_args = toolschema::mcp::ServeArgs::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        let number = |v: Option<&String>| v.and_then(|v| v.parse::<usize>().ok());
         match a.as_str() {
-            "--tools" => tools = it.next(),
+            "--tools" => match it.next() {
+                Some(path) => serve_args.tools.push(path.into()),
+                None => {
+                    eprintln!("{USAGE}");
+                    return 2;
+                }
+            },
+            "--max-message-bytes" => match number(it.next()) {
+                Some(n) => serve_args.max_message_bytes = Some(n),
+                None => {
+                    eprintln!("--max-message-bytes takes a number of bytes");
+                    return 2;
+                }
+            },
+            "--page-size" => match number(it.next()) {
+                Some(n) => serve_args.page_size = Some(n),
+                None => {
+                    eprintln!("--page-size takes a number of tools");
+                    return 2;
+                }
+            },
             _ => {
                 eprintln!("{USAGE}");
                 return 2;
             }
         }
     }
-    let code = toolschema::mcp::serve_main(tools.map(Path::new));
+    let code = toolschema::mcp::serve_main(&serve_args);
     u8::try_from(code).unwrap_or(2)
 }

@@ -183,3 +183,70 @@ fn large_json_lines_stream() {
         .expect("run");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Runs `toolschema serve ARGS` with `input` on stdin and returns its stdout lines as JSON.
+fn serve(args: &[&str], input: &str) -> Vec<serde_json::Value> {
+    let mut child = bin()
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[test]
+fn serve_takes_several_tool_files_and_a_message_cap() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mcp-tools");
+    let a = corpus.join("server-filesystem/read_file.json");
+    let b = corpus.join("server-memory/read_graph.json");
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let answers = serve(
+        &[
+            "--tools",
+            &a.to_string_lossy(),
+            "--tools",
+            &b.to_string_lossy(),
+        ],
+        &format!("{INIT}\n{list}\n"),
+    );
+    let names: Vec<&str> = answers[1]["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["read_file", "read_graph"]);
+
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(2_000)
+    );
+    let ping = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    let answers = serve(
+        &["--max-message-bytes", "1000"],
+        &format!("{INIT}\n{big}\n{ping}\n"),
+    );
+    assert_eq!(answers[1]["error"]["code"], -32600, "{:?}", answers);
+    assert_eq!(answers[2]["id"], 3);
+    assert!(answers[2].get("result").is_some());
+    let bad = bin()
+        .args(["serve", "--max-message-bytes", "lots"])
+        .output()
+        .expect("run");
+    assert_eq!(bad.status.code(), Some(2));
+}

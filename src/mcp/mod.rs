@@ -76,12 +76,24 @@ pub use version::ProtocolVersion;
 
 /// Runs `toolschema serve`: an MCP server on stdio; returns the process exit code.
 ///
-/// Without `tools_file` it serves the built-in demo tools (`echo`, `calculate_stats`,
-/// `get_weather`, `slow`). With it, it is a contract-checking mock: the file holds an array of
-/// MCP `Tool` objects or a single one, or the path is a directory whose `*.json` files
+/// Without `args.tools` it serves the built-in demo tools (`echo`, `calculate_stats`,
+/// `get_weather`, `slow`). With them, it is a contract-checking mock: each file holds an
+/// array of MCP `Tool` objects or a single one, and each directory's `*.json` files
 /// (searched recursively, in path order) hold them. Each call is validated like any other
 /// and answered with the tool's `x-response` result when it has one; else, for a tool with
 /// an output schema, with an example derived from that schema; else a text block naming the tool. Exit code 0 when stdin closes, 2 when the tools cannot be loaded.
-pub fn serve_main(tools_file: Option<&std::path::Path>) -> i32 {
-    serve::serve_main(tools_file)
+pub fn serve_main(args: &ServeArgs) -> i32 {
+    serve::serve_main(args)
+}
+
+/// What `toolschema serve` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ServeArgs {
+    /// Tool files or directories (each an array of Tool objects, or one); none serves the
+    /// built-in demo tools.
+    pub tools: Vec<std::path::PathBuf>,
+    /// The largest message accepted, in bytes (default: the server's 4 MiB).
+    pub max_message_bytes: Option<usize>,
+    /// Tools per `tools/list` page (default: the server's).
+    pub page_size: Option<usize>,
 }

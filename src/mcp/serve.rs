@@ -6,10 +6,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub(crate) fn serve_main(tools_file: Option<&Path>) -> i32 {
-    let tools = match tools_file {
-        None => demo_tools(),
-        Some(path) => load_tools(path),
+pub(crate) fn serve_main(args: &super::ServeArgs) -> i32 {
+    let tools = if args.tools.is_empty() {
+        demo_tools()
+    } else {
+        args.tools.iter().try_fold(Vec::new(), |mut all, path| {
+            all.extend(load_tools(path)?);
+            Ok(all)
+        })
     };
     let tools = match tools {
         Ok(t) => t,
@@ -20,11 +24,16 @@ pub(crate) fn serve_main(tools_file: Option<&Path>) -> i32 {
     };
     let mut builder = Server::builder("toolschema", env!("CARGO_PKG_VERSION")).tools(tools);
     // For tests and demos of pagination: `TOOLSCHEMA_MCP_PAGE_SIZE=2 toolschema serve`.
-    if let Some(n) = std::env::var("TOOLSCHEMA_MCP_PAGE_SIZE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
+    let page_size = args.page_size.or_else(|| {
+        std::env::var("TOOLSCHEMA_MCP_PAGE_SIZE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    });
+    if let Some(n) = page_size {
         builder = builder.page_size(n);
+    }
+    if let Some(n) = args.max_message_bytes {
+        builder = builder.max_message_bytes(n);
     }
     let server = match builder.build() {
         Ok(s) => s,
