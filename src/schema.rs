@@ -408,3 +408,24 @@ impl Iterator for ErrorIter<'_, '_> {
         Some(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evaluator walks these in tight loops: keep them small.
+    #[test]
+    fn node_layout_is_compact() {
+        assert!(
+            std::mem::size_of::<Keyword>() <= 16,
+            "{}",
+            std::mem::size_of::<Keyword>()
+        );
+        assert!(
+            std::mem::size_of::<Node>() <= 16,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+        assert_eq!(std::mem::size_of::<NodeId>(), 4);
+    }
+}
