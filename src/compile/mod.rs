@@ -709,9 +709,8 @@ impl<'a> Compiler<'a> {
             if !is_plain_fragment {
                 let no_fragment = no_fragment.to_string();
                 task.base = Arc::from(no_fragment.as_str());
-                if task.resource != u32::MAX && is_doc_root {
-                    // Unreachable: doc roots start without a resource.
-                } else if is_doc_root {
+                if is_doc_root {
+                    // A document root gets its resource here (it starts without one).
                     let doc_uri = self.docs[task.doc as usize].uri.clone();
                     let r = self.new_resource(no_fragment.clone(), task.doc, &ptr, &ptr)?;
                     if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&doc_uri) {
