@@ -5,6 +5,19 @@
 //! [`ValidationError`]s. Locations are kept as linked lists on the call stack (instance
 //! path, dynamic scope, reference hops), so the fail-fast path never touches the heap.
 
+/// One part of a keyword failed (`$part` is false): stop at once when failing fast or when
+/// the collector is full, else go on with the keyword marked failed.
+macro_rules! check {
+    ($ok:ident, $col:expr, $part:expr) => {
+        if !$part {
+            $ok = false;
+            if C::FAIL_FAST || $col.full() {
+                return false;
+            }
+        }
+    };
+}
+
 mod location;
 mod unevaluated;
 
@@ -500,12 +513,11 @@ fn eval_keyword<C: Collector>(
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
                                 let path = ctx.path.push(Seg::Key(key));
-                                if !eval(c, child, value, Ctx { path: &path, ..ctx }, col) {
-                                    ok = false;
-                                    if C::FAIL_FAST || col.full() {
-                                        return false;
-                                    }
-                                }
+                                check!(
+                                    ok,
+                                    col,
+                                    eval(c, child, value, Ctx { path: &path, ..ctx }, col)
+                                );
                             }
                             MatchOutcome::BudgetExceeded => {
                                 ok = false;
@@ -585,12 +597,11 @@ fn eval_keyword<C: Collector>(
                 let mut ok = true;
                 for (i, (child, item)) in c.node_list(span).iter().zip(items).enumerate() {
                     let path = ctx.path.push(Seg::Index(i));
-                    if !eval(c, *child, item, Ctx { path: &path, ..ctx }, col) {
-                        ok = false;
-                        if C::FAIL_FAST || col.full() {
-                            return false;
-                        }
-                    }
+                    check!(
+                        ok,
+                        col,
+                        eval(c, *child, item, Ctx { path: &path, ..ctx }, col)
+                    );
                 }
                 ok
             }
@@ -619,12 +630,7 @@ fn eval_keyword<C: Collector>(
                         let path = ctx.path.push(Seg::Index(i));
                         eval(c, child, item, Ctx { path: &path, ..ctx }, col)
                     };
-                    if !item_ok {
-                        ok = false;
-                        if C::FAIL_FAST || col.full() {
-                            return false;
-                        }
-                    }
+                    check!(ok, col, item_ok);
                 }
                 ok
             }
@@ -676,12 +682,7 @@ fn eval_keyword<C: Collector>(
         Keyword::AllOf(span) => {
             let mut ok = true;
             for child in c.node_list(span) {
-                if !eval(c, *child, instance, ctx, col) {
-                    ok = false;
-                    if C::FAIL_FAST || col.full() {
-                        return false;
-                    }
-                }
+                check!(ok, col, eval(c, *child, instance, ctx, col));
             }
             ok
         }
@@ -1231,12 +1232,7 @@ fn additional_properties<C: Collector>(
                 eval(c, a.node, value, here, col)
             };
         }
-        if !item_ok {
-            ok = false;
-            if C::FAIL_FAST || col.full() {
-                return false;
-            }
-        }
+        check!(ok, col, item_ok);
     }
     ok
 }
@@ -1257,12 +1253,11 @@ fn properties<C: Collector>(
         for (key, value) in o {
             if let Some(i) = find_name(declared, key) {
                 let path = ctx.path.push(Seg::Key(key));
-                if !eval(c, declared[i].1, value, Ctx { path: &path, ..ctx }, col) {
-                    ok = false;
-                    if C::FAIL_FAST || col.full() {
-                        return false;
-                    }
-                }
+                check!(
+                    ok,
+                    col,
+                    eval(c, declared[i].1, value, Ctx { path: &path, ..ctx }, col)
+                );
             }
         }
         return ok;
@@ -1271,12 +1266,11 @@ fn properties<C: Collector>(
         let (name, child) = &c.properties[i as usize];
         if let Some((key, value)) = o.get_key_value(name.as_ref()) {
             let path = ctx.path.push(Seg::Key(key));
-            if !eval(c, *child, value, Ctx { path: &path, ..ctx }, col) {
-                ok = false;
-                if C::FAIL_FAST || col.full() {
-                    return false;
-                }
-            }
+            check!(
+                ok,
+                col,
+                eval(c, *child, value, Ctx { path: &path, ..ctx }, col)
+            );
         }
     }
     ok

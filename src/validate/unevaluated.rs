@@ -176,12 +176,7 @@ pub(super) fn properties<C: Collector>(
             let path = ctx.path.push(Seg::Key(key));
             eval(c, child, value, Ctx { path: &path, ..ctx }, col)
         };
-        if !item_ok {
-            ok = false;
-            if C::FAIL_FAST || col.full() {
-                return false;
-            }
-        }
+        check!(ok, col, item_ok);
     }
     ok
 }
@@ -221,12 +216,7 @@ pub(super) fn items<C: Collector>(
             let path = ctx.path.push(Seg::Index(index));
             eval(c, child, value, Ctx { path: &path, ..ctx }, col)
         };
-        if !item_ok {
-            ok = false;
-            if C::FAIL_FAST || col.full() {
-                return false;
-            }
-        }
+        check!(ok, col, item_ok);
     }
     ok
 }
