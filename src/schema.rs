@@ -389,7 +389,11 @@ impl Iterator for ErrorIter<'_, '_> {
     type Item = crate::ValidationError;
 
     fn next(&mut self) -> Option<crate::ValidationError> {
-        const BATCH: usize = 256;
+        // Batches start small (most callers want the first few errors) and double up to a
+        // cap: memory stays bounded by the cap, and a huge invalid instance costs a number
+        // of passes that grows with its error count over the cap, not over the first batch.
+        const FIRST: usize = 256;
+        const CAP: usize = 1 << 16;
         if let Some(e) = self.batch.next() {
             self.produced += 1;
             return Some(e);
@@ -397,9 +401,10 @@ impl Iterator for ErrorIter<'_, '_> {
         if self.done {
             return None;
         }
+        let size = self.produced.clamp(FIRST, CAP);
         let errors =
-            crate::validate::collect_errors(self.compiled, self.instance, self.produced, BATCH);
-        if errors.len() < BATCH {
+            crate::validate::collect_errors(self.compiled, self.instance, self.produced, size);
+        if errors.len() < size {
             self.done = true;
         }
         self.batch = errors.into_iter();

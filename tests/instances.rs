@@ -138,3 +138,20 @@ fn schemas_are_send_sync_and_shareable() {
         assert!(h.join().unwrap());
     }
 }
+
+#[test]
+fn iter_errors_is_lazy_and_complete_on_many_errors() {
+    let schema = Schema::compile(&json!({"items": {"type": "string"}})).unwrap();
+    let items: Vec<Value> = (0..200_000).map(|i| json!(i)).collect();
+    let instance = Value::Array(items);
+    // The first error comes without evaluating everything into a list first...
+    let first = schema.iter_errors(&instance).next().expect("an error");
+    assert_eq!(first.instance_location(), "/0");
+    // ...and iterating to the end yields every error, once, in order.
+    let mut n = 0;
+    for (i, e) in schema.iter_errors(&instance).enumerate() {
+        assert_eq!(e.instance_location(), format!("/{i}"));
+        n += 1;
+    }
+    assert_eq!(n, 200_000);
+}
