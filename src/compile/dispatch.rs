@@ -43,14 +43,18 @@ fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Value>> {
             out = Some(match out {
                 None => values,
                 // Both hold: keep the values in both.
-                Some(prev) => prev
-                    .into_iter()
-                    .filter(|v| values.iter().any(|w| json::equal(v, w)))
-                    .collect(),
+                Some(prev) => common(prev, &values),
             });
         }
     }
     out
+}
+
+/// The values of `x` that `y` also holds (JSON equality).
+fn common(x: Vec<Value>, y: &[Value]) -> Vec<Value> {
+    x.into_iter()
+        .filter(|v| y.iter().any(|w| json::equal(v, w)))
+        .collect()
 }
 
 fn intersect(a: Filter, b: Filter) -> Filter {
@@ -68,11 +72,7 @@ fn intersect(a: Filter, b: Filter) -> Filter {
         ) => {
             let values = match (v1, v2) {
                 (None, v) | (v, None) => v,
-                (Some(x), Some(y)) => Some(
-                    x.into_iter()
-                        .filter(|v| y.iter().any(|w| json::equal(v, w)))
-                        .collect(),
-                ),
+                (Some(x), Some(y)) => Some(common(x, &y)),
             };
             Filter::Accept {
                 values,

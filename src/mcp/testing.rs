@@ -136,11 +136,7 @@ impl ToolCall {
     #[track_caller]
     pub fn assert_text(&self, needle: &str) -> &ToolCall {
         let r = self.expect_result();
-        let found = r
-            .content()
-            .iter()
-            .filter_map(Content::as_text)
-            .any(|t| t.contains(needle));
+        let found = mentions(&r, needle);
         assert!(
             found,
             "expected a text block containing {needle:?}, got {}",
@@ -188,11 +184,7 @@ impl ToolCall {
             "expected an error result, got {}",
             self.response
         );
-        let found = r
-            .content()
-            .iter()
-            .filter_map(Content::as_text)
-            .any(|t| t.contains(needle));
+        let found = mentions(&r, needle);
         assert!(
             found,
             "expected an error result mentioning {needle:?}, got {}",
@@ -215,4 +207,13 @@ impl ToolCall {
         );
         self
     }
+}
+
+/// Whether a text block of `result` contains `needle`.
+fn mentions(result: &CallToolResult, needle: &str) -> bool {
+    result
+        .content()
+        .iter()
+        .filter_map(Content::as_text)
+        .any(|t| t.contains(needle))
 }

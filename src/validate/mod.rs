@@ -476,10 +476,15 @@ fn eval_node<C: Collector>(
     valid
 }
 
+/// A keyword failed: record it (unless failing fast) and evaluate to `false`. The causes,
+/// when given, are only computed when they are recorded.
 macro_rules! fail {
-    ($col:expr, $c:expr, $ctx:expr, $node:expr, $k:expr, $kind:expr) => {{
+    ($col:expr, $c:expr, $ctx:expr, $node:expr, $k:expr, $kind:expr) => {
+        fail!($col, $c, $ctx, $node, $k, $kind, Vec::new())
+    };
+    ($col:expr, $c:expr, $ctx:expr, $node:expr, $k:expr, $kind:expr, $causes:expr) => {{
         if !C::FAIL_FAST {
-            $col.error($c, $ctx, $node, $k, None, $kind, Vec::new());
+            $col.error($c, $ctx, $node, $k, None, $kind, $causes);
         }
         false
     }};
@@ -689,33 +694,20 @@ fn eval_keyword<C: Collector>(
         Keyword::AnyOf(span) if C::ANNOTATE => {
             let children = c.node_list(span);
             let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-            matched > 0 || {
-                col.error(
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    None,
-                    ErrorKind::AnyOf {
-                        branches: children.len(),
-                    },
-                    causes,
-                );
-                false
-            }
+            let kind = ErrorKind::AnyOf {
+                branches: children.len(),
+            };
+            matched > 0 || fail!(col, c, ctx, node, k, kind, causes)
         }
         Keyword::OneOf(span) if C::ANNOTATE => {
             let children = c.node_list(span);
             let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-            matched == 1 || {
-                let causes = if matched == 0 { causes } else { Vec::new() };
-                let kind = ErrorKind::OneOf {
-                    branches: children.len(),
-                    matched,
-                };
-                col.error(c, ctx, node, k, None, kind, causes);
-                false
-            }
+            let causes = if matched == 0 { causes } else { Vec::new() };
+            let kind = ErrorKind::OneOf {
+                branches: children.len(),
+                matched,
+            };
+            matched == 1 || fail!(col, c, ctx, node, k, kind, causes)
         }
         Keyword::If { cond, then, els } if C::ANNOTATE => {
             let mut branch = col.branch();
@@ -737,21 +729,18 @@ fn eval_keyword<C: Collector>(
             {
                 return true;
             }
-            if !C::FAIL_FAST {
-                let causes = branch_errors(c, children, instance, ctx, col);
-                col.error(
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    None,
-                    ErrorKind::AnyOf {
-                        branches: children.len(),
-                    },
-                    causes,
-                );
-            }
-            false
+            let kind = ErrorKind::AnyOf {
+                branches: children.len(),
+            };
+            fail!(
+                col,
+                c,
+                ctx,
+                node,
+                k,
+                kind,
+                branch_errors(c, children, instance, ctx, col)
+            )
         }
         Keyword::OneOf(span) => {
             let children = c.node_list(span);
@@ -768,26 +757,15 @@ fn eval_keyword<C: Collector>(
             if matched == 1 {
                 return true;
             }
-            if !C::FAIL_FAST {
-                let causes = if matched == 0 {
-                    branch_errors(c, children, instance, ctx, col)
-                } else {
-                    Vec::new()
-                };
-                col.error(
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    None,
-                    ErrorKind::OneOf {
-                        branches: children.len(),
-                        matched,
-                    },
-                    causes,
-                );
-            }
-            false
+            let kind = ErrorKind::OneOf {
+                branches: children.len(),
+                matched,
+            };
+            let causes = |col: &C| match matched {
+                0 => branch_errors(c, children, instance, ctx, col),
+                _ => Vec::new(),
+            };
+            fail!(col, c, ctx, node, k, kind, causes(col))
         }
         Keyword::Not(child) => {
             !valid_at(c, child, instance, ctx) || fail!(col, c, ctx, node, k, ErrorKind::Not)
