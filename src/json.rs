@@ -89,6 +89,11 @@ impl TypeSet {
         TypeSet(0)
     }
 
+    /// Every type.
+    pub(crate) const fn all() -> TypeSet {
+        TypeSet(0x7f)
+    }
+
     /// The set with `ty` added.
     pub const fn with(self, ty: JsonType) -> TypeSet {
         TypeSet(self.0 | ty.bit())

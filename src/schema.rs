@@ -136,10 +136,22 @@ pub(crate) struct Node {
     pub(crate) keywords: Span,
     /// The schema resource this node belongs to (for the dynamic scope).
     pub(crate) resource: u32,
+    /// The types `type` admits (every type when the node has no hoisted `type`): checked
+    /// inline before any keyword is dispatched.
+    pub(crate) types: TypeSet,
+    /// The node's first keyword is a `type` with exactly `types`: the keyword loop starts
+    /// after it (it is still there to report the error and for compile-time analyses).
+    pub(crate) typed: bool,
     /// Only assertion keywords (no subschema): the fail-fast path runs it directly.
     pub(crate) leaf: bool,
-    /// The node is exactly `{"type": ...}`: the fail-fast path checks it inline.
-    pub(crate) only_type: Option<TypeSet>,
+}
+
+impl Node {
+    /// The keywords the evaluator dispatches: all of them but a hoisted `type`.
+    #[inline(always)]
+    pub(crate) fn body(&self) -> std::ops::Range<usize> {
+        self.keywords.start as usize + usize::from(self.typed)..self.keywords.end as usize
+    }
 }
 
 /// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass
@@ -263,6 +275,13 @@ pub(crate) struct Compiled {
     pub(crate) properties: Vec<(Arc<str>, NodeId)>,
     /// Indices into `properties`, cheapest first within each span (for evaluation).
     pub(crate) property_order: Vec<u32>,
+    /// At the first entry of each `properties` span: whether its subschemas that are not
+    /// assertions only come cheapest first in name order (the instance's key order), so
+    /// that one walk of the instance is a good evaluation order.
+    pub(crate) deferred_in_name_order: Vec<bool>,
+    /// Beside `properties`: (name signature, index into `properties`), by signature within
+    /// each span (see [`Compiled::find_property`]).
+    pub(crate) property_sigs: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
@@ -274,6 +293,9 @@ pub(crate) struct Compiled {
     pub(crate) dispatches: Vec<Dispatch>,
     pub(crate) contains: Vec<Contains>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
+    /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation
+    /// keeps track of it only then.
+    pub(crate) dynamic_scope: bool,
     pub(crate) patterns: Vec<Pattern>,
     pub(crate) pattern_sources: Vec<Arc<str>>,
     pub(crate) formats: Vec<FormatCheck>,
@@ -294,6 +316,28 @@ impl Compiled {
     #[inline]
     pub(crate) fn keywords_of(&self, id: NodeId) -> &[Keyword] {
         &self.keywords[self.nodes[id.index()].keywords.range()]
+    }
+
+    /// The index (into `properties`) of `key` among the names of `span`: integer
+    /// comparisons of signatures, then one byte comparison.
+    #[inline]
+    pub(crate) fn find_property(&self, span: Span, key: &str) -> Option<usize> {
+        let sig = crate::names::signature(key);
+        let sigs = &self.property_sigs[span.range()];
+        let from = if sigs.len() <= 8 {
+            sigs.iter().position(|&(s, _)| s == sig)?
+        } else {
+            sigs.partition_point(|&(s, _)| s < sig)
+        };
+        for &(s, i) in &sigs[from..] {
+            if s != sig {
+                break;
+            }
+            if crate::names::same(&self.properties[i as usize].0, key) {
+                return Some(i as usize);
+            }
+        }
+        None
     }
 
     #[inline]

@@ -30,6 +30,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     c.run()?;
     c.out.root = root_id;
     cycles::check(&c.out)?;
+    c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
     order::optimize(&mut c.out);
     dispatch::build_all(&mut c.out);
     Ok(c.out)
@@ -170,6 +171,8 @@ impl<'a> Compiler<'a> {
                 strings: Vec::new(),
                 properties: Vec::new(),
                 property_order: Vec::new(),
+                property_sigs: Vec::new(),
+                deferred_in_name_order: Vec::new(),
                 pattern_properties: Vec::new(),
                 additional: Vec::new(),
                 dependent_required: Vec::new(),
@@ -179,6 +182,7 @@ impl<'a> Compiler<'a> {
                 dispatches: Vec::new(),
                 contains: Vec::new(),
                 dynamic_refs: Vec::new(),
+                dynamic_scope: false,
                 patterns: Vec::new(),
                 pattern_sources: Vec::new(),
                 formats: Vec::new(),
@@ -234,8 +238,9 @@ impl<'a> Compiler<'a> {
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
+            types: TypeSet::all(),
+            typed: false,
             leaf: false,
-            only_type: None,
         });
         self.out.node_info.push(NodeInfo {
             pointer: pointer.clone(),

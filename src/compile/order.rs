@@ -92,27 +92,87 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
     }
 }
 
-/// Reorders each node's keywords and each `properties` by estimated cost, and marks the
-/// nodes that hold assertions only.
-pub(crate) fn optimize(c: &mut Compiled) {
-    for i in 0..c.nodes.len() {
-        let leaf = c
-            .keywords_of(NodeId(i as u32))
-            .iter()
-            .all(Keyword::is_assertion);
-        c.nodes[i].leaf = leaf;
-        c.nodes[i].only_type = match c.keywords_of(NodeId(i as u32)) {
-            [Keyword::Type(set)] if !set.is_strict() => Some(*set),
-            _ => None,
-        };
+/// Every subschema `node` applies, to the instance or to a part of it.
+fn subschemas(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::Properties(s) => out.extend(c.properties[s.range()].iter().map(|p| p.1)),
+            Keyword::PatternProperties(s) => {
+                out.extend(c.pattern_properties[s.range()].iter().map(|p| p.1))
+            }
+            Keyword::AdditionalProperties(i) => {
+                let a = c.additional[i as usize];
+                out.push(a.node);
+                out.extend(c.properties[a.properties.range()].iter().map(|p| p.1));
+                out.extend(c.pattern_properties[a.patterns.range()].iter().map(|p| p.1));
+            }
+            Keyword::DependentSchemas(s) => {
+                out.extend(c.dependent_schemas[s.range()].iter().map(|p| p.1))
+            }
+            Keyword::PrefixItems(s) | Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => {
+                out.extend_from_slice(c.node_list(s))
+            }
+            Keyword::Items { node, .. } => out.push(node),
+            Keyword::Contains(i) => out.push(c.contains[i as usize].node),
+            Keyword::PropertyNames(n)
+            | Keyword::Not(n)
+            | Keyword::Ref(n)
+            | Keyword::UnevaluatedProperties(n)
+            | Keyword::UnevaluatedItems(n) => out.push(n),
+            Keyword::If { cond, then, els } => out.extend([cond, then, els]),
+            Keyword::DynamicRef(i) => {
+                let d = c.dynamic_refs[i as usize];
+                out.push(d.target);
+                if let Some(name) = d.anchor {
+                    for r in &c.resources {
+                        let anchored = r.dynamic_anchors.iter().filter(|(n, _)| *n == name);
+                        out.extend(anchored.map(|(_, id)| *id));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
-    let cost = node_costs(c);
-    // Keywords: stable sort by cost; `unevaluated*` (cost CAP) end up last.
+    out.retain(|n| !n.is_none());
+}
+
+/// The nodes that may be evaluated only to find out whether they fail: below a branch of
+/// `oneOf`/`anyOf`, a `not`, an `if`, or a `contains`.
+fn speculative_nodes(c: &Compiled) -> Vec<bool> {
+    let mut seen = vec![false; c.nodes.len()];
+    let mut stack = Vec::new();
     for i in 0..c.nodes.len() {
-        let range = c.nodes[i].keywords.range();
-        if range.len() < 2 {
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            match *kw {
+                Keyword::AnyOf(s) | Keyword::OneOf(s) => stack.extend_from_slice(c.node_list(s)),
+                Keyword::Not(n) => stack.push(n),
+                Keyword::If { cond, .. } => stack.push(cond),
+                Keyword::Contains(j) => stack.push(c.contains[j as usize].node),
+                _ => {}
+            }
+        }
+    }
+    let mut next = Vec::new();
+    while let Some(n) = stack.pop() {
+        if n.is_none() || seen[n.index()] {
             continue;
         }
+        seen[n.index()] = true;
+        next.clear();
+        subschemas(c, n, &mut next);
+        stack.extend_from_slice(&next);
+    }
+    seen
+}
+
+/// Reorders each node's keywords and each `properties` by estimated cost, hoists `type`
+/// to the front of its node, and marks the nodes that hold assertions only.
+pub(crate) fn optimize(c: &mut Compiled) {
+    let cost = node_costs(c);
+    // Keywords: stable sort by cost; `type` first (it is checked before dispatch, see
+    // `Node::types`); `unevaluated*` (cost CAP) last.
+    for i in 0..c.nodes.len() {
+        let range = c.nodes[i].keywords.range();
         let mut pairs: Vec<(Keyword, &'static str)> = c.keywords[range.clone()]
             .iter()
             .copied()
@@ -124,7 +184,20 @@ pub(crate) fn optimize(c: &mut Compiled) {
                 Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
             )
         };
-        pairs.sort_by_key(|(k, _)| (unevaluated(k), keyword_cost(c, k, &cost)));
+        let rank = |k: &Keyword| match k {
+            Keyword::Type(_) => 0,
+            _ => 1 + keyword_cost(c, k, &cost),
+        };
+        pairs.sort_by_key(|(k, _)| (unevaluated(k), rank(k)));
+        let node = &mut c.nodes[i];
+        node.leaf = pairs.iter().all(|(k, _)| k.is_assertion());
+        // Draft-4 integer typing needs the finer check of the keyword itself.
+        if let Some((Keyword::Type(set), _)) = pairs.first()
+            && !set.is_strict()
+        {
+            node.types = *set;
+            node.typed = true;
+        }
         for (offset, (k, name)) in pairs.into_iter().enumerate() {
             c.keywords[range.start + offset] = k;
             c.keyword_names[range.start + offset] = name;
@@ -132,13 +205,47 @@ pub(crate) fn optimize(c: &mut Compiled) {
     }
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
+    let speculative = speculative_nodes(c);
+    let mut spans = Vec::new();
+    for (i, &speculative) in speculative.iter().enumerate() {
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            if let Keyword::Properties(span) = kw {
+                spans.push((*span, speculative));
+            }
+        }
+    }
+    c.deferred_in_name_order = vec![false; c.properties.len()];
+    for (span, speculative) in spans {
+        c.property_order[span.range()].sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
+        // Whether the instance's own (name) order evaluates the non-leaf properties
+        // cheapest first too.
+        let costs: Vec<u32> = c.properties[span.range()]
+            .iter()
+            .filter(|(_, child)| !c.nodes[child.index()].leaf)
+            .map(|(_, child)| cost[child.index()])
+            .collect();
+        // Outside `oneOf`/`anyOf`/`not`/`if`/`contains` (where failing early is the
+        // point), the order hardly matters: a valid instance is walked whole anyway.
+        if let Some(first) = c.deferred_in_name_order.get_mut(span.start as usize) {
+            *first = !speculative || costs.windows(2).all(|w| w[0] <= w[1]);
+        }
+    }
+    // Signatures for name lookups, sorted within each span.
+    c.property_sigs = c
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (crate::names::signature(name), i as u32))
+        .collect();
     let mut spans = Vec::new();
     for kw in &c.keywords {
-        if let Keyword::Properties(span) = kw {
-            spans.push(*span);
+        match *kw {
+            Keyword::Properties(span) => spans.push(span),
+            Keyword::AdditionalProperties(i) => spans.push(c.additional[i as usize].properties),
+            _ => {}
         }
     }
     for span in spans {
-        c.property_order[span.range()].sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
+        c.property_sigs[span.range()].sort_unstable();
     }
 }

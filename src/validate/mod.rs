@@ -48,8 +48,30 @@ pub(crate) struct Ctx<'a> {
     pub(crate) path: &'a Path<'a>,
     pub(crate) scope: &'a Scope<'a>,
     pub(crate) hop: &'a Hop<'a>,
-    /// Nesting of evaluation calls: the stack is checked every few levels, not every call.
-    pub(crate) depth: u32,
+    /// Below this stack address the current stack segment runs into its red zone.
+    pub(crate) stack_limit: usize,
+}
+
+/// Evaluates `$node` against `$value`, one step (`$seg`) below `$ctx`'s instance location.
+/// The fail-fast path reports no location, so it keeps none.
+macro_rules! eval_at {
+    ($c:expr, $node:expr, $value:expr, $ctx:expr, $seg:expr, $col:expr) => {
+        if C::FAIL_FAST {
+            eval($c, $node, $value, $ctx, $col)
+        } else {
+            let path = $ctx.path.push($seg);
+            eval(
+                $c,
+                $node,
+                $value,
+                Ctx {
+                    path: &path,
+                    ..$ctx
+                },
+                $col,
+            )
+        }
+    };
 }
 
 /// What an evaluation collects.
@@ -299,7 +321,7 @@ fn run_root<C: Collector>(c: &Compiled, instance: &Value, col: &mut C) -> bool {
         path: &path,
         scope: &scope,
         hop: &hop,
-        depth: 0,
+        stack_limit: stack_limit(),
     };
     eval(c, c.root, instance, ctx, col)
 }
@@ -344,8 +366,10 @@ pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_
 
 /// Evaluates `node` against `instance`.
 ///
-/// Every few levels of nesting, checks the remaining stack and continues on a fresh
-/// segment when it runs low (the frames between two checks fit well inside the red zone).
+/// The node's hoisted `type` is checked here, inline at every call site, so a subschema
+/// like `{"type": "number"}` costs no call at all on the fail-fast path. Before recursing,
+/// the stack pointer is compared with the segment's limit; below it, evaluation continues
+/// on a fresh segment.
 #[inline(always)]
 pub(crate) fn eval<C: Collector>(
     c: &Compiled,
@@ -355,30 +379,44 @@ pub(crate) fn eval<C: Collector>(
     col: &mut C,
 ) -> bool {
     if C::FAIL_FAST {
-        // Assertions only: no scope, no stack check, no annotations to roll back.
         let n = c.node(node);
-        if let Some(set) = n.only_type {
-            return admits(set, instance);
+        if !admits(n.types, instance) {
+            return false;
+        }
+        let body = n.body();
+        if body.is_empty() {
+            return true;
         }
         if n.leaf {
-            return eval_leaf(c, node, instance, ctx, col);
+            // Assertions only: no scope, no stack check, no annotations to roll back.
+            return eval_leaf(c, node, body, instance, ctx, col);
         }
     }
-    let ctx = Ctx {
-        depth: ctx.depth.wrapping_add(1),
-        ..ctx
-    };
-    if ctx.depth.is_multiple_of(STACK_CHECK_EVERY) {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+    let marker = 0u8;
+    if (&raw const marker as usize) < ctx.stack_limit {
+        return stacker::grow(STACK_SEGMENT, || {
+            let ctx = Ctx {
+                stack_limit: stack_limit(),
+                ..ctx
+            };
             eval_node(c, node, instance, ctx, col)
-        })
-    } else {
-        eval_node(c, node, instance, ctx, col)
+        });
     }
+    eval_node(c, node, instance, ctx, col)
 }
 
-/// How many nested evaluations may run between two stack checks.
-const STACK_CHECK_EVERY: u32 = 8;
+/// The lowest stack address evaluation may reach on the current segment before it moves
+/// to a fresh one (the red zone fits the frames of one nesting level many times over).
+#[cold]
+fn stack_limit() -> usize {
+    let marker = 0u8;
+    let here = &raw const marker as usize;
+    match stacker::remaining_stack() {
+        Some(remaining) => here.saturating_sub(remaining) + RED_ZONE,
+        // Unknown: move to a segment of known size at the first level.
+        None => usize::MAX,
+    }
+}
 
 thread_local! {
     /// A reusable string value for evaluating `propertyNames` without allocating per key.
@@ -426,9 +464,20 @@ fn eval_node<C: Collector>(
     col: &mut C,
 ) -> bool {
     let n = c.node(node);
-    // Entering another resource extends the dynamic scope.
+    if C::FAIL_FAST && !c.dynamic_scope {
+        // A node that only refers elsewhere (`{"$ref": ...}`, maybe typed): go there
+        // directly. (The dynamic scope, when kept, must see the node itself.)
+        let body = n.body();
+        if body.len() == 1
+            && let Keyword::Ref(target) = c.keywords[body.start]
+        {
+            return eval(c, target, instance, ctx, col);
+        }
+    }
+    // Entering another resource extends the dynamic scope (kept only when some
+    // `$dynamicRef` reads it).
     let pushed;
-    let ctx = if n.resource != ctx.scope.resource {
+    let ctx = if c.dynamic_scope && n.resource != ctx.scope.resource {
         pushed = Scope {
             resource: n.resource,
             parent: Some(ctx.scope),
@@ -442,10 +491,56 @@ fn eval_node<C: Collector>(
     };
     let mark = col.checkpoint();
     let mut valid = true;
-    let start = n.keywords.start as usize;
-    for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
+    // (The fail-fast path checked the types in `eval` already.)
+    if !C::FAIL_FAST && n.typed && !admits(n.types, instance) {
+        // The hoisted `type` failed: the keyword itself reports it.
+        let k = n.keywords.start as usize;
+        assertion(c, node, k, c.keywords[k], instance, ctx, col);
+        valid = false;
+        if C::FAIL_FAST || col.full() {
+            if C::ANNOTATE {
+                col.rollback(mark);
+            }
+            return false;
+        }
+    }
+    let body = n.body();
+    let start = body.start;
+    for (offset, kw) in c.keywords[body].iter().enumerate() {
         let k = start + offset;
-        let ok = if kw.is_assertion() {
+        let ok = if C::FAIL_FAST {
+            // The commonest cheap keywords inline, with no call.
+            match *kw {
+                Keyword::MinItems(min) => {
+                    !matches!(instance, Value::Array(a) if (a.len() as u64) < min)
+                }
+                Keyword::MaxItems(max) => {
+                    !matches!(instance, Value::Array(a) if a.len() as u64 > max)
+                }
+                Keyword::Required(span) => match instance {
+                    Value::Object(o) => c.strings[span.range()]
+                        .iter()
+                        .all(|name| o.contains_key(name.as_ref())),
+                    _ => true,
+                },
+                Keyword::Items { node: child, skip } => match instance {
+                    // `additionalItems: false` fails on any item too, with no report to make.
+                    Value::Array(items) => {
+                        let items = items.get(skip as usize..).unwrap_or_default();
+                        let of = c.node(child);
+                        if of.body().is_empty() {
+                            // Items of a type only (`{"type": "number"}`): one test each.
+                            items.iter().all(|item| admits(of.types, item))
+                        } else {
+                            items.iter().all(|item| eval(c, child, item, ctx, col))
+                        }
+                    }
+                    _ => true,
+                },
+                _ if kw.is_assertion() => assertion(c, node, k, *kw, instance, ctx, col),
+                _ => eval_keyword(c, node, k, kw, instance, &ctx, col),
+            }
+        } else if kw.is_assertion() {
             assertion(c, node, k, *kw, instance, ctx, col)
         } else {
             eval_keyword(c, node, k, kw, instance, &ctx, col)
@@ -517,12 +612,7 @@ fn eval_keyword<C: Collector>(
                         match c.patterns[p as usize].find(key) {
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
-                                let path = ctx.path.push(Seg::Key(key));
-                                check!(
-                                    ok,
-                                    col,
-                                    eval(c, child, value, Ctx { path: &path, ..ctx }, col)
-                                );
+                                check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
                             }
                             MatchOutcome::BudgetExceeded => {
                                 ok = false;
@@ -601,12 +691,7 @@ fn eval_keyword<C: Collector>(
             Value::Array(items) => {
                 let mut ok = true;
                 for (i, (child, item)) in c.node_list(span).iter().zip(items).enumerate() {
-                    let path = ctx.path.push(Seg::Index(i));
-                    check!(
-                        ok,
-                        col,
-                        eval(c, *child, item, Ctx { path: &path, ..ctx }, col)
-                    );
+                    check!(ok, col, eval_at!(c, *child, item, ctx, Seg::Index(i), col));
                 }
                 ok
             }
@@ -632,8 +717,7 @@ fn eval_keyword<C: Collector>(
                         }
                         false
                     } else {
-                        let path = ctx.path.push(Seg::Index(i));
-                        eval(c, child, item, Ctx { path: &path, ..ctx }, col)
+                        eval_at!(c, child, item, ctx, Seg::Index(i), col)
                     };
                     check!(ok, col, item_ok);
                 }
@@ -781,6 +865,7 @@ fn eval_keyword<C: Collector>(
             };
             branch.is_none() || eval(c, branch, instance, ctx, col)
         }
+        Keyword::Ref(target) if C::FAIL_FAST => eval(c, target, instance, ctx, col),
         Keyword::Ref(target) => {
             let hop = Hop {
                 parent: Some(ctx.hop),
@@ -816,31 +901,32 @@ fn eval_keyword<C: Collector>(
 /// admits `1.0`).
 #[inline(always)]
 fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
-    match instance {
-        Value::Null => set.contains(JsonType::Null),
-        Value::Bool(_) => set.contains(JsonType::Boolean),
-        Value::String(_) => set.contains(JsonType::String),
-        Value::Array(_) => set.contains(JsonType::Array),
-        Value::Object(_) => set.contains(JsonType::Object),
-        Value::Number(n) => {
-            set.contains(JsonType::Number)
-                || (set.contains(JsonType::Integer) && json::is_integer(n))
-        }
-    }
+    // The type's bit comes from a table (no jump on the instance's tag), so the common
+    // case is a load and a test.
+    let bit = match instance {
+        Value::Null => JsonType::Null,
+        Value::Bool(_) => JsonType::Boolean,
+        Value::Number(_) => JsonType::Number,
+        Value::String(_) => JsonType::String,
+        Value::Array(_) => JsonType::Array,
+        Value::Object(_) => JsonType::Object,
+    };
+    set.contains(bit)
+        || matches!(instance, Value::Number(n) if set.contains(JsonType::Integer) && json::is_integer(n))
 }
 
-/// A node of assertions only, fail-fast.
+/// The keywords `body` of a node of assertions only, fail-fast.
 #[inline(never)]
 fn eval_leaf<C: Collector>(
     c: &Compiled,
     node: NodeId,
+    body: std::ops::Range<usize>,
     instance: &Value,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let n = c.node(node);
-    let start = n.keywords.start as usize;
-    for (offset, kw) in c.keywords[n.keywords.range()].iter().enumerate() {
+    let start = body.start;
+    for (offset, kw) in c.keywords[body].iter().enumerate() {
         if !assertion(c, node, start + offset, *kw, instance, ctx, col) {
             return false;
         }
@@ -1139,19 +1225,6 @@ fn assertion<C: Collector>(
     }
 }
 
-/// The index of `key` among `names` (sorted): a scan for the few names tool schemas
-/// usually declare (lengths compared first), a binary search beyond.
-#[inline]
-pub(crate) fn find_name(names: &[(std::sync::Arc<str>, NodeId)], key: &str) -> Option<usize> {
-    if names.len() <= 8 {
-        names
-            .iter()
-            .position(|(n, _)| n.len() == key.len() && n.as_bytes() == key.as_bytes())
-    } else {
-        names.binary_search_by(|(n, _)| n.as_ref().cmp(key)).ok()
-    }
-}
-
 /// `additionalProperties` fused with its siblings: for each instance property, the
 /// declared schema, the matching patterns' schemas, or else the additional schema.
 #[allow(clippy::too_many_arguments)]
@@ -1165,18 +1238,22 @@ fn additional_properties<C: Collector>(
     col: &mut C,
 ) -> bool {
     let a = c.additional[i as usize];
-    let names = &c.properties[a.properties.range()];
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = is_false_schema(c, a.node);
     let mut ok = true;
     for (key, value) in o {
         let path = ctx.path.push(Seg::Key(key));
-        let here = Ctx { path: &path, ..ctx };
+        // The fail-fast path keeps no location (the unused `path` is optimised away).
+        let here = if C::FAIL_FAST {
+            ctx
+        } else {
+            Ctx { path: &path, ..ctx }
+        };
         let mut item_ok = true;
         let mut matched = false;
-        if let Some(j) = find_name(names, key) {
+        if let Some(j) = c.find_property(a.properties, key) {
             matched = true;
-            item_ok = eval(c, names[j].1, value, here, col);
+            item_ok = eval(c, c.properties[j].1, value, here, col);
         }
         for &(p, child) in patterns {
             if !item_ok && (C::FAIL_FAST || col.full()) {
@@ -1225,16 +1302,52 @@ fn properties<C: Collector>(
     col: &mut C,
 ) -> bool {
     let mut ok = true;
-    let declared = &c.properties[span.range()];
-    if o.len() * 4 < declared.len() {
+    if C::FAIL_FAST {
+        if c.deferred_in_name_order[span.start as usize] {
+            // The instance's key order is cheap enough first: one walk, each key looked
+            // up by signature.
+            return o.iter().all(|(key, value)| {
+                c.find_property(span, key)
+                    .is_none_or(|i| eval(c, c.properties[i].1, value, ctx, col))
+            });
+        }
+        // First the properties whose schemas are assertions only, walking the instance;
+        // then the others, cheapest first (a `oneOf` branch fails on its cheap
+        // discriminator before it walks a large sibling).
+        let mut deferred = false;
+        for (key, value) in o {
+            if let Some(i) = c.find_property(span, key) {
+                let child = c.properties[i].1;
+                if c.node(child).leaf {
+                    if !eval(c, child, value, ctx, col) {
+                        return false;
+                    }
+                } else {
+                    deferred = true;
+                }
+            }
+        }
+        if deferred {
+            for &i in &c.property_order[span.range()] {
+                let (name, child) = &c.properties[i as usize];
+                if !c.node(*child).leaf
+                    && let Some(value) = o.get(name.as_ref())
+                    && !eval(c, *child, value, ctx, col)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+    if o.len() * 4 < span.len() {
         // Few keys against many declared names: walk the instance, search the names.
         for (key, value) in o {
-            if let Some(i) = find_name(declared, key) {
-                let path = ctx.path.push(Seg::Key(key));
+            if let Some(i) = c.find_property(span, key) {
                 check!(
                     ok,
                     col,
-                    eval(c, declared[i].1, value, Ctx { path: &path, ..ctx }, col)
+                    eval_at!(c, c.properties[i].1, value, ctx, Seg::Key(key), col)
                 );
             }
         }
@@ -1243,12 +1356,7 @@ fn properties<C: Collector>(
     for &i in &c.property_order[span.range()] {
         let (name, child) = &c.properties[i as usize];
         if let Some((key, value)) = o.get_key_value(name.as_ref()) {
-            let path = ctx.path.push(Seg::Key(key));
-            check!(
-                ok,
-                col,
-                eval(c, *child, value, Ctx { path: &path, ..ctx }, col)
-            );
+            check!(ok, col, eval_at!(c, *child, value, ctx, Seg::Key(key), col));
         }
     }
     ok

@@ -1,0 +1,96 @@
+//! Fast lookup of property names: a 64-bit signature per name, compared before the bytes.
+//!
+//! Looking an instance key up among a schema's declared names is the commonest operation
+//! on objects. Comparing strings byte-wise (a binary search, a `BTreeMap` lookup) costs a
+//! `memcmp` call per probe; a signature costs two loads and a multiply per key, and then
+//! one probe compares integers. The bytes are compared only when signatures agree, which
+//! is almost always the one real match.
+
+/// A well-mixed 64-bit summary of `s`: its length and its first and last eight bytes.
+/// Equal strings have equal signatures; different ones rarely do.
+#[inline(always)]
+pub(crate) fn signature(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let n = b.len();
+    let (head, tail) = if n >= 8 {
+        (read_u64(b, 0), read_u64(b, n - 8))
+    } else {
+        // Short names: all bytes, in one word.
+        let mut x = 0u64;
+        for (i, &byte) in b.iter().enumerate() {
+            x |= u64::from(byte) << (8 * i);
+        }
+        (x, 0)
+    };
+    let mixed = (head ^ tail.rotate_left(23) ^ (n as u64).rotate_left(53))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed ^ (mixed >> 29)
+}
+
+#[inline(always)]
+fn read_u64(b: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// Byte equality of two strings, inline for the short names schemas use (no call).
+#[inline(always)]
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let n = a.len();
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let mut i = 0;
+    while i + 8 <= n {
+        if read_u64(a, i) != read_u64(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    // The last, overlapping word covers the remainder.
+    read_u64(a, n - 8) == read_u64(b, n - 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_strings_agree_and_neighbours_differ() {
+        let names = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "name",
+            "names",
+            "dryRun",
+            "dry_run",
+            "abcdefgh",
+            "abcdefghi",
+            "bbcdefgha",
+            "x-very-long-property-name-1",
+            "x-very-long-property-name-2",
+            "é",
+            "\u{1F600}",
+        ];
+        for a in names {
+            // A copy elsewhere in memory: equality is by content.
+            let copy = String::from(a);
+            assert_eq!(signature(a), signature(copy.as_str()));
+            assert!(same(a, copy.as_str()));
+            for b in names {
+                if a != b {
+                    assert!(!same(a, b), "{a:?} {b:?}");
+                    assert_ne!(signature(a), signature(b), "{a:?} {b:?}");
+                }
+            }
+        }
+    }
+}
