@@ -279,6 +279,15 @@ pub(crate) struct Compiled {
     /// assertions only come cheapest first in name order (the instance's key order), so
     /// that one walk of the instance is a good evaluation order.
     pub(crate) deferred_in_name_order: Vec<bool>,
+    /// Beside `properties`: the name is required by a sibling `required` whose check the
+    /// fail-fast walk of the instance's keys does (see `walk_required`).
+    pub(crate) property_required: Vec<bool>,
+    /// At the first entry of a `properties` span: how many of its names the instance must
+    /// have (a sibling `required`, checked by counting during the walk; 0 when none).
+    pub(crate) walk_required: Vec<u32>,
+    /// At the first entry of a `required` span in `strings`: the fail-fast path leaves the
+    /// check to the sibling properties walk.
+    pub(crate) required_walked: Vec<bool>,
     /// Beside `properties`: (name signature, index into `properties`), by signature within
     /// each span (see [`Compiled::find_property`]).
     pub(crate) property_sigs: Vec<(u64, u32)>,
@@ -338,6 +347,16 @@ impl Compiled {
             }
         }
         None
+    }
+
+    /// How many required names the walk of the properties `span` must meet.
+    #[inline]
+    pub(crate) fn walk_required(&self, span: Span) -> u32 {
+        // An empty span may start at the end of the table.
+        self.walk_required
+            .get(span.start as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     #[inline]

@@ -248,4 +248,49 @@ pub(crate) fn optimize(c: &mut Compiled) {
     for span in spans {
         c.property_sigs[span.range()].sort_unstable();
     }
+    fuse_required(c);
+}
+
+/// Lets the fail-fast walk of an object's keys (`properties`, or `additionalProperties`
+/// with its siblings) check the node's `required` by counting the required names it meets,
+/// when they are all declared and distinct: no separate lookup per name.
+fn fuse_required(c: &mut Compiled) {
+    c.property_required = vec![false; c.properties.len()];
+    c.walk_required = vec![0; c.properties.len()];
+    c.required_walked = vec![false; c.strings.len()];
+    for i in 0..c.nodes.len() {
+        let mut required = None;
+        let mut walked = None;
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            match *kw {
+                Keyword::Required(span) => required = Some(span),
+                Keyword::Properties(span) => walked = Some(span),
+                Keyword::AdditionalProperties(a) => {
+                    walked = Some(c.additional[a as usize].properties)
+                }
+                _ => {}
+            }
+        }
+        let (Some(required), Some(walked)) = (required, walked) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        for name in &c.strings[required.range()] {
+            match c.find_property(walked, name) {
+                Some(j) if !found.contains(&j) => found.push(j),
+                _ => {
+                    found.clear();
+                    break;
+                }
+            }
+        }
+        if found.is_empty() || c.walk_required[walked.start as usize] != 0 {
+            continue;
+        }
+        for &j in &found {
+            c.property_required[j] = true;
+        }
+        c.walk_required[walked.start as usize] = found.len() as u32;
+        c.required_walked[required.start as usize] = true;
+    }
 }

@@ -518,6 +518,8 @@ fn eval_node<C: Collector>(
                     !matches!(instance, Value::Array(a) if a.len() as u64 > max)
                 }
                 Keyword::Required(span) => match instance {
+                    // Counted by the sibling properties walk instead.
+                    _ if c.required_walked.get(span.start as usize) == Some(&true) => true,
                     Value::Object(o) => c.strings[span.range()]
                         .iter()
                         .all(|name| o.contains_key(name.as_ref())),
@@ -1241,6 +1243,8 @@ fn additional_properties<C: Collector>(
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = is_false_schema(c, a.node);
     let mut ok = true;
+    // Required names met (the fail-fast path checks the sibling `required` this way).
+    let mut met = 0;
     for (key, value) in o {
         let path = ctx.path.push(Seg::Key(key));
         // The fail-fast path keeps no location (the unused `path` is optimised away).
@@ -1253,6 +1257,7 @@ fn additional_properties<C: Collector>(
         let mut matched = false;
         if let Some(j) = c.find_property(a.properties, key) {
             matched = true;
+            met += u32::from(c.property_required[j]);
             item_ok = eval(c, c.properties[j].1, value, here, col);
         }
         for &(p, child) in patterns {
@@ -1289,6 +1294,9 @@ fn additional_properties<C: Collector>(
         }
         check!(ok, col, item_ok);
     }
+    if C::FAIL_FAST {
+        return met == c.walk_required(a.properties);
+    }
     ok
 }
 
@@ -1303,20 +1311,28 @@ fn properties<C: Collector>(
 ) -> bool {
     let mut ok = true;
     if C::FAIL_FAST {
-        if c.deferred_in_name_order[span.start as usize] {
+        if c.deferred_in_name_order.get(span.start as usize) == Some(&true) {
             // The instance's key order is cheap enough first: one walk, each key looked
             // up by signature.
-            return o.iter().all(|(key, value)| {
-                c.find_property(span, key)
-                    .is_none_or(|i| eval(c, c.properties[i].1, value, ctx, col))
-            });
+            let mut met = 0;
+            for (key, value) in o {
+                if let Some(i) = c.find_property(span, key) {
+                    met += u32::from(c.property_required[i]);
+                    if !eval(c, c.properties[i].1, value, ctx, col) {
+                        return false;
+                    }
+                }
+            }
+            return met == c.walk_required(span);
         }
         // First the properties whose schemas are assertions only, walking the instance;
         // then the others, cheapest first (a `oneOf` branch fails on its cheap
         // discriminator before it walks a large sibling).
         let mut deferred = false;
+        let mut met = 0;
         for (key, value) in o {
             if let Some(i) = c.find_property(span, key) {
+                met += u32::from(c.property_required[i]);
                 let child = c.properties[i].1;
                 if c.node(child).leaf {
                     if !eval(c, child, value, ctx, col) {
@@ -1326,6 +1342,9 @@ fn properties<C: Collector>(
                     deferred = true;
                 }
             }
+        }
+        if met != c.walk_required(span) {
+            return false;
         }
         if deferred {
             for &i in &c.property_order[span.range()] {

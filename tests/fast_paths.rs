@@ -1,0 +1,165 @@
+//! The fail-fast path (`is_valid`) takes shortcuts the reporting path does not: hoisted
+//! `type` checks, signature lookups of property names, `required` counted during the
+//! properties walk, `$ref`-only nodes forwarded, typed `items` tested inline. Each case
+//! here must give the same answer on both paths, and the answer written beside it.
+
+use serde_json::{Value, json};
+use toolschema::{Draft, Options, Schema};
+
+fn check(schema: &Schema, instance: &Value, expected: bool) {
+    let fast = schema.is_valid(instance);
+    let reported = schema.validate(instance).is_ok();
+    assert_eq!(fast, reported, "paths disagree on {instance}");
+    assert_eq!(fast, expected, "wrong answer on {instance}");
+}
+
+#[test]
+fn required_counted_by_the_properties_walk() {
+    for additional in [json!(true), json!(false), json!({"type": "integer"})] {
+        let schema = Schema::compile(&json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {}, "c": {"type": "array"}},
+            "required": ["a", "c"],
+            "additionalProperties": additional
+        }))
+        .unwrap();
+        check(&schema, &json!({"a": "x", "c": []}), true);
+        check(&schema, &json!({"a": "x"}), false);
+        check(&schema, &json!({"c": []}), false);
+        check(&schema, &json!({}), false);
+        check(&schema, &json!({"a": "x", "b": 1}), false);
+        check(&schema, &json!({"a": 1, "c": []}), false);
+        check(&schema, &json!("not an object"), false);
+    }
+}
+
+#[test]
+fn required_names_not_all_declared_are_still_looked_up() {
+    let schema = Schema::compile(&json!({
+        "properties": {"a": {}, "b": {}},
+        "required": ["a", "z"]
+    }))
+    .unwrap();
+    check(&schema, &json!({"a": 1, "z": 2}), true);
+    check(&schema, &json!({"a": 1, "b": 2}), false);
+    check(&schema, &json!([]), true);
+}
+
+#[test]
+fn repeated_required_names_are_refused() {
+    // Counting required names during the walk relies on their being distinct.
+    for draft in [Draft::Draft4, Draft::Draft7, Draft::Draft202012] {
+        let result = Options::new().default_dialect(draft).compile(&json!({
+            "properties": {"a": {}, "b": {}},
+            "required": ["a", "a"]
+        }));
+        assert!(result.is_err(), "{draft:?}");
+    }
+}
+
+#[test]
+fn names_that_share_a_signature_shape() {
+    // Same length, same first and last eight bytes: only the middle differs.
+    let long_a = "prefix__AAAA__suffix";
+    let long_b = "prefix__BBBB__suffix";
+    let schema = Schema::compile(&json!({
+        "properties": {long_a: {"type": "string"}, long_b: {"type": "integer"}},
+        "required": [long_b],
+        "additionalProperties": false
+    }))
+    .unwrap();
+    check(&schema, &json!({long_b: 1}), true);
+    check(&schema, &json!({long_b: 1, long_a: "x"}), true);
+    check(&schema, &json!({long_b: "x"}), false);
+    check(&schema, &json!({long_a: "x"}), false);
+    check(
+        &schema,
+        &json!({long_b: 1, "prefix__CCCC__suffix": 0}),
+        false,
+    );
+    check(&schema, &json!({long_b: 1, "": 0}), false);
+}
+
+#[test]
+fn many_declared_names_use_the_sorted_table() {
+    let mut props = serde_json::Map::new();
+    for i in 0..40 {
+        props.insert(format!("p{i}"), json!({"type": "integer"}));
+    }
+    let schema = Schema::compile(&json!({
+        "properties": props,
+        "required": ["p0", "p39"],
+        "additionalProperties": false
+    }))
+    .unwrap();
+    check(&schema, &json!({"p0": 1, "p39": 2, "p17": 3}), true);
+    check(&schema, &json!({"p0": 1, "p39": 2, "p17": "x"}), false);
+    check(&schema, &json!({"p0": 1, "p39": 2, "p40": 3}), false);
+    check(&schema, &json!({"p0": 1}), false);
+}
+
+#[test]
+fn hoisted_types_and_draft4_integers() {
+    let schema = Schema::compile(&json!({"type": ["integer", "null"], "minimum": 2})).unwrap();
+    check(&schema, &json!(3), true);
+    check(&schema, &json!(3.0), true);
+    check(&schema, &json!(3.5), false);
+    check(&schema, &json!(null), true);
+    check(&schema, &json!(1), false);
+    check(&schema, &json!("3"), false);
+    let draft4 = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({"type": "integer"}))
+        .unwrap();
+    check(&draft4, &json!(3), true);
+    check(&draft4, &json!(3.0), false);
+}
+
+#[test]
+fn reference_only_nodes_and_typed_items() {
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "point": {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "number"}},
+            "alias": {"$ref": "#/$defs/point"},
+            "typedAlias": {"type": "array", "$ref": "#/$defs/alias"}
+        },
+        "type": "array",
+        "items": {"$ref": "#/$defs/typedAlias"}
+    }))
+    .unwrap();
+    check(&schema, &json!([[1, 2], [3.5, 4, 5]]), true);
+    check(&schema, &json!([[1, 2], [3.5, "4"]]), false);
+    check(&schema, &json!([[1]]), false);
+    check(&schema, &json!([[1, 2, 3, 4]]), false);
+    check(&schema, &json!([{"0": 1, "1": 2}]), false);
+}
+
+#[test]
+fn branches_fail_on_their_cheap_property_whatever_the_key_order() {
+    // `args` sorts before `op`; the `not` makes `op` no assertion-only schema.
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "expr": {"oneOf": [
+                {"type": "object", "required": ["op", "args"], "properties": {
+                    "op": {"not": {"enum": ["lit"]}},
+                    "args": {"type": "array", "items": {"$ref": "#/$defs/expr"}}
+                }},
+                {"type": "object", "required": ["op", "value"], "properties": {
+                    "op": {"const": "lit"}, "value": {"type": "number"}
+                }}
+            ]}
+        },
+        "$ref": "#/$defs/expr"
+    }))
+    .unwrap();
+    let mut deep = json!({"op": "lit", "value": 1});
+    for _ in 0..30 {
+        deep = json!({"op": "add", "args": [deep.clone(), {"op": "lit", "value": 2}]});
+    }
+    check(&schema, &deep, true);
+    check(
+        &schema,
+        &json!({"op": "add", "args": [{"op": "lit", "value": "x"}]}),
+        false,
+    );
+}
