@@ -6,21 +6,23 @@
 //! one probe compares integers. The bytes are compared only when signatures agree, which
 //! is almost always the one real match.
 
-/// A well-mixed 64-bit summary of `s`: its length and its first and last eight bytes.
-/// Equal strings have equal signatures; different ones rarely do.
+/// A well-mixed 64-bit summary of `s`: its length and its first and last bytes (up to
+/// eight each). Equal strings have equal signatures; different ones rarely do.
 #[inline(always)]
 pub(crate) fn signature(s: &str) -> u64 {
     let b = s.as_bytes();
     let n = b.len();
+    // Two possibly overlapping loads per size class, no loop over the bytes (branches on
+    // the length mispredict when key lengths vary).
     let (head, tail) = if n >= 8 {
         (read_u64(b, 0), read_u64(b, n - 8))
-    } else {
-        // Short names: all bytes, in one word.
-        let mut x = 0u64;
-        for (i, &byte) in b.iter().enumerate() {
-            x |= u64::from(byte) << (8 * i);
-        }
+    } else if n >= 4 {
+        (u64::from(read_u32(b, 0)), u64::from(read_u32(b, n - 4)))
+    } else if n > 0 {
+        let x = u64::from(b[0]) | (u64::from(b[n / 2]) << 8) | (u64::from(b[n - 1]) << 16);
         (x, 0)
+    } else {
+        (0, 0)
     };
     let mixed = (head ^ tail.rotate_left(23) ^ (n as u64).rotate_left(53))
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -34,6 +36,13 @@ fn read_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(word)
+}
+
 /// Byte equality of two strings, inline for the short names schemas use (no call).
 #[inline(always)]
 pub(crate) fn same(a: &str, b: &str) -> bool {
@@ -42,18 +51,25 @@ pub(crate) fn same(a: &str, b: &str) -> bool {
         return false;
     }
     let n = a.len();
-    if n < 8 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
-    }
-    let mut i = 0;
-    while i + 8 <= n {
-        if read_u64(a, i) != read_u64(b, i) {
-            return false;
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 <= n {
+            if read_u64(a, i) != read_u64(b, i) {
+                return false;
+            }
+            i += 8;
         }
-        i += 8;
+        // The last, overlapping word covers the remainder.
+        read_u64(a, n - 8) == read_u64(b, n - 8)
+    } else if n >= 4 {
+        // Two overlapping words cover all of 4 to 7 bytes.
+        read_u32(a, 0) == read_u32(b, 0) && read_u32(a, n - 4) == read_u32(b, n - 4)
+    } else if n > 0 {
+        // First, middle and last cover all of 1 to 3 bytes.
+        a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]
+    } else {
+        true
     }
-    // The last, overlapping word covers the remainder.
-    read_u64(a, n - 8) == read_u64(b, n - 8)
 }
 
 #[cfg(test)]
@@ -79,6 +95,17 @@ mod tests {
             "x-very-long-property-name-2",
             "é",
             "\u{1F600}",
+            "abc",
+            "acc",
+            "abd",
+            "abcd",
+            "abce",
+            "bbcd",
+            "abcdef",
+            "abXdef",
+            "abcdefg",
+            "abcxefg",
+            "xbcdefg",
         ];
         for a in names {
             // A copy elsewhere in memory: equality is by content.

@@ -329,7 +329,7 @@ impl Compiled {
 
     /// The index (into `properties`) of `key` among the names of `span`: integer
     /// comparisons of signatures, then one byte comparison.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find_property(&self, span: Span, key: &str) -> Option<usize> {
         let sig = crate::names::signature(key);
         let sigs = &self.property_sigs[span.range()];
