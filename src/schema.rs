@@ -10,6 +10,9 @@ use crate::pattern::Pattern;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
+/// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
+pub(crate) const SCAN_LIMIT: usize = 8;
+
 /// Index of a node in the arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct NodeId(pub(crate) u32);
@@ -291,6 +294,12 @@ pub(crate) struct Compiled {
     /// Beside `properties`: (name signature, index into `properties`), by signature within
     /// each span (see [`Compiled::find_property`]).
     pub(crate) property_sigs: Vec<(u64, u32)>,
+    /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
+    /// hash table in `property_hash` (start, size - 1).
+    pub(crate) property_tables: Vec<(u32, u32)>,
+    /// Open-addressing tables of (signature, index into `properties`); empty slots have
+    /// index `u32::MAX`.
+    pub(crate) property_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
@@ -332,21 +341,32 @@ impl Compiled {
     #[inline(always)]
     pub(crate) fn find_property(&self, span: Span, key: &str) -> Option<usize> {
         let sig = crate::names::signature(key);
-        let sigs = &self.property_sigs[span.range()];
-        let from = if sigs.len() <= 8 {
-            sigs.iter().position(|&(s, _)| s == sig)?
-        } else {
-            sigs.partition_point(|&(s, _)| s < sig)
-        };
-        for &(s, i) in &sigs[from..] {
-            if s != sig {
-                break;
+        let same = |i: u32| crate::names::same(&self.properties[i as usize].0, key);
+        if span.len() <= SCAN_LIMIT {
+            let sigs = &self.property_sigs[span.range()];
+            let from = sigs.iter().position(|&(s, _)| s == sig)?;
+            // Equal signatures sit together; almost always there is one.
+            return sigs[from..]
+                .iter()
+                .take_while(|&&(s, _)| s == sig)
+                .find(|&&(_, i)| same(i))
+                .map(|&(_, i)| i as usize);
+        }
+        let (start, mask) = self.property_tables[span.start as usize];
+        let table = self
+            .property_hash
+            .get(start as usize..=(start + mask) as usize)?;
+        let mut slot = sig as usize & mask as usize;
+        loop {
+            let (s, i) = table[slot];
+            if i == u32::MAX {
+                return None;
             }
-            if crate::names::same(&self.properties[i as usize].0, key) {
+            if s == sig && same(i) {
                 return Some(i as usize);
             }
+            slot = (slot + 1) & mask as usize;
         }
-        None
     }
 
     /// How many required names the walk of the properties `span` must meet.

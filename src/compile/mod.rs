@@ -172,6 +172,8 @@ impl<'a> Compiler<'a> {
                 properties: Vec::new(),
                 property_order: Vec::new(),
                 property_sigs: Vec::new(),
+                property_tables: Vec::new(),
+                property_hash: Vec::new(),
                 property_required: Vec::new(),
                 walk_required: Vec::new(),
                 required_walked: Vec::new(),

@@ -5,7 +5,7 @@
 //! fail on its cheap discriminator (`"version": {"const": 2}`) before it walks a large
 //! sibling property; a static cost estimate per node orders both.
 
-use crate::schema::{Compiled, Keyword, NodeId};
+use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT};
 
 /// Caps the estimate so recursive schemas stay finite.
 const CAP: u32 = 1_000_000;
@@ -245,8 +245,24 @@ pub(crate) fn optimize(c: &mut Compiled) {
             _ => {}
         }
     }
+    c.property_tables = vec![(0, 0); c.properties.len()];
     for span in spans {
         c.property_sigs[span.range()].sort_unstable();
+        if span.len() > SCAN_LIMIT && c.property_tables[span.start as usize] == (0, 0) {
+            // Open addressing, at most half full: about one probe per lookup.
+            let size = (span.len() * 2).next_power_of_two();
+            let mask = size - 1;
+            let start = c.property_hash.len();
+            c.property_hash.resize(start + size, (0, u32::MAX));
+            for &(sig, i) in &c.property_sigs[span.range()] {
+                let mut slot = sig as usize & mask;
+                while c.property_hash[start + slot].1 != u32::MAX {
+                    slot = (slot + 1) & mask;
+                }
+                c.property_hash[start + slot] = (sig, i);
+            }
+            c.property_tables[span.start as usize] = (start as u32, mask as u32);
+        }
     }
     fuse_required(c);
 }
