@@ -89,6 +89,9 @@ enum Matcher {
     Run(CharRun),
     /// Linear-time engine.
     Linear(regex::Regex),
+    /// A small pattern as a fully built DFA: no cache to fetch, no setup per search, which
+    /// dominates on the short strings instances hold.
+    Dfa(Box<DfaMatcher>),
     /// Backtracking engine for lookaround and backreferences.
     Backtracking(Box<fancy_regex::Regex>),
     /// A small pattern whose engine is built on first use: building a regex engine costs
@@ -99,6 +102,20 @@ enum Matcher {
     /// Every part must match (`true`) or must not match (`false`).
     All(Box<[(bool, Matcher)]>),
 }
+
+/// A dense DFA, with the linear engine kept for the searches it gives up on (none are
+/// expected: no quit bytes are configured).
+struct DfaMatcher {
+    dfa: regex_automata::dfa::dense::DFA<Vec<u32>>,
+    text: Box<str>,
+    fallback: std::sync::OnceLock<Matcher>,
+}
+
+/// Patterns up to this long are tried as a dense DFA first.
+const DENSE_MAX_LEN: usize = 256;
+
+/// A dense DFA larger than this is not worth its memory: the linear engine runs instead.
+const DENSE_SIZE_LIMIT: usize = 256 << 10;
 
 /// What a deferred engine is built from.
 struct Deferred {
@@ -118,6 +135,7 @@ impl fmt::Debug for Matcher {
             Matcher::Equals(s) => f.debug_tuple("Equals").field(s).finish(),
             Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
+            Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
             Matcher::Deferred(d) => f.debug_tuple("Deferred").field(&d.text).finish(),
             Matcher::Failed => f.write_str("Failed"),
@@ -386,20 +404,53 @@ fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher,
                 .build()
                 .map_err(|e| lowercase_reason(&e.to_string()))?;
             Matcher::Backtracking(Box::new(re))
+        } else if let Some(dfa) = dense_dfa(text) {
+            Matcher::Dfa(Box::new(DfaMatcher {
+                dfa,
+                text: text.into(),
+                fallback: std::sync::OnceLock::new(),
+            }))
         } else {
-            let re = regex::RegexBuilder::new(text)
-                .size_limit(SIZE_LIMIT)
-                .dfa_size_limit(DFA_SIZE_LIMIT)
-                .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))
-                .build()
-                .map_err(|e| match e {
-                    regex::Error::CompiledTooBig(_) => "pattern compiles too large".to_string(),
-                    e => lowercase_reason(&e.to_string()),
-                })?;
-            Matcher::Linear(re)
+            build_linear(text)?
         };
         Ok(matcher)
     }
+}
+
+/// The linear-time engine of the `regex` crate.
+fn build_linear(text: &str) -> Result<Matcher, String> {
+    let re = regex::RegexBuilder::new(text)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => "pattern compiles too large".to_string(),
+            e => lowercase_reason(&e.to_string()),
+        })?;
+    Ok(Matcher::Linear(re))
+}
+
+/// A dense DFA for a short pattern, when one fits the size limit (and the pattern needs
+/// nothing a DFA lacks, such as a Unicode word boundary).
+fn dense_dfa(text: &str) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
+    use regex_automata::dfa::{StartKind, dense};
+    if text.len() > DENSE_MAX_LEN {
+        return None;
+    }
+    dense::Builder::new()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX)),
+        )
+        .configure(
+            dense::Config::new()
+                .start_kind(StartKind::Unanchored)
+                .dfa_size_limit(Some(DENSE_SIZE_LIMIT))
+                .determinize_size_limit(Some(DENSE_SIZE_LIMIT)),
+        )
+        .build(text)
+        .ok()
 }
 
 fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
@@ -422,6 +473,19 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
                 MatchOutcome::Match
             }
             Matcher::Linear(re) => MatchOutcome::from_bool(re.is_match(subject)),
+            Matcher::Dfa(d) => {
+                use regex_automata::dfa::Automaton;
+                let input = regex_automata::Input::new(subject).earliest(true);
+                match d.dfa.try_search_fwd(&input) {
+                    Ok(found) => MatchOutcome::from_bool(found.is_some()),
+                    Err(_) => {
+                        let fallback = d
+                            .fallback
+                            .get_or_init(|| build_linear(&d.text).unwrap_or(Matcher::Failed));
+                        find_with(fallback, subject)
+                    }
+                }
+            }
             Matcher::Backtracking(re) => match re.is_match(subject) {
                 Ok(matched) => MatchOutcome::from_bool(matched),
                 // The only runtime error fancy-regex reports is the budget.
