@@ -372,11 +372,11 @@ impl Compiled {
     /// How many required names the walk of the properties `span` must meet.
     #[inline]
     pub(crate) fn walk_required(&self, span: Span) -> u32 {
-        // An empty span may start at the end of the table.
-        self.walk_required
-            .get(span.start as usize)
-            .copied()
-            .unwrap_or(0)
+        // An empty span may start where another one (or the end of the table) does.
+        if span.len() == 0 {
+            return 0;
+        }
+        self.walk_required[span.start as usize]
     }
 
     #[inline]

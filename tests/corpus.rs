@@ -107,3 +107,50 @@ fn every_bench_corpus_schema_compiles() {
     assert!(n >= 15);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The fail-fast path (`is_valid`) takes shortcuts the reporting path does not; on every
+/// real instance of the bench corpus both must agree, and agree with `expected.json` where
+/// a case has one.
+#[test]
+fn every_bench_corpus_instance_gets_one_answer_on_both_paths() {
+    let root = shared("bench/corpus");
+    let mut disagreements = Vec::new();
+    let mut checked = 0;
+    for case in std::fs::read_dir(&root)
+        .expect("bench corpus")
+        .filter_map(|e| e.ok())
+    {
+        let dir = case.path();
+        let (Ok(schema), Ok(instances)) = (
+            std::fs::read_to_string(dir.join("schema.json")),
+            std::fs::read_to_string(dir.join("instances.jsonl")),
+        ) else {
+            continue;
+        };
+        let schema: Value = serde_json::from_str(&schema).expect("schema json");
+        let compiled = Options::new()
+            .limits(toolschema::Limits::none())
+            .assert_formats(false)
+            .compile(&schema)
+            .expect("compiles");
+        let expected: Option<Vec<bool>> = std::fs::read_to_string(dir.join("expected.json"))
+            .ok()
+            .map(|text| serde_json::from_str(&text).expect("expected.json"));
+        let lines = instances.lines().filter(|l| !l.trim().is_empty());
+        for (i, line) in lines.enumerate() {
+            let instance: Value = serde_json::from_str(line).expect("instance json");
+            let fast = compiled.is_valid(&instance);
+            let reported = compiled.validate(&instance).is_ok();
+            let wanted = expected.as_ref().and_then(|e| e.get(i).copied());
+            if fast != reported || wanted.is_some_and(|w| w != fast) {
+                disagreements.push(format!(
+                    "{} #{i}: is_valid {fast}, validate {reported}, expected {wanted:?}",
+                    dir.display()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000, "only {checked} instances found");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

@@ -163,3 +163,43 @@ fn branches_fail_on_their_cheap_property_whatever_the_key_order() {
         false,
     );
 }
+
+#[test]
+fn objects_with_no_declared_names_beside_ones_that_require() {
+    // An `additionalProperties` with no `properties` has an empty span of names, which may
+    // start where a sibling's non-empty span does.
+    let schema = Schema::compile(&json!({
+        "properties": {
+            "area_names": {"type": "object", "additionalProperties": {"type": "string"}},
+            "events": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, "name": {"type": "string"}},
+                    "required": ["id", "name"]
+                }
+            },
+            "blocks": {"type": "object", "patternProperties": {"^b": {"type": "integer"}}}
+        },
+        "required": ["area_names", "events"]
+    }))
+    .unwrap();
+    let good = json!({
+        "area_names": {"1": "a", "2": "b"},
+        "events": {"e1": {"id": 1, "name": "x"}},
+        "blocks": {"b1": 1}
+    });
+    check(&schema, &good, true);
+    check(&schema, &json!({"area_names": {}, "events": {}}), true);
+    check(&schema, &json!({"area_names": {}}), false);
+    check(
+        &schema,
+        &json!({"area_names": {}, "events": {"e1": {"id": 1}}}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"area_names": {"1": 2}, "events": {}}),
+        false,
+    );
+}
