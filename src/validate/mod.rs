@@ -1338,6 +1338,10 @@ fn properties<C: Collector>(
         // First the properties whose schemas are assertions only, walking the instance;
         // then the others, cheapest first (a `oneOf` branch fails on its cheap
         // discriminator before it walks a large sibling).
+        // The deferred values of a small span are kept here (by position in the span)
+        // for the second pass; a larger span looks them up again.
+        const KEPT: usize = 16;
+        let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
         let mut deferred = false;
         let mut met = 0;
         for (key, value) in o {
@@ -1350,6 +1354,9 @@ fn properties<C: Collector>(
                     }
                 } else {
                     deferred = true;
+                    if let Some(slot) = kept.get_mut(i - span.start as usize) {
+                        *slot = Some(value);
+                    }
                 }
             }
         }
@@ -1359,8 +1366,15 @@ fn properties<C: Collector>(
         if deferred {
             for &i in &c.property_order[span.range()] {
                 let (name, child) = &c.properties[i as usize];
-                if !c.node(*child).leaf
-                    && let Some(value) = o.get(name.as_ref())
+                if c.node(*child).leaf {
+                    continue;
+                }
+                let value = if span.len() <= KEPT {
+                    kept[i as usize - span.start as usize]
+                } else {
+                    o.get(name.as_ref())
+                };
+                if let Some(value) = value
                     && !eval(c, *child, value, ctx, col)
                 {
                     return false;
