@@ -343,13 +343,10 @@ impl Compiled {
         let sig = crate::names::signature(key);
         let same = |i: u32| crate::names::same(&self.properties[i as usize].0, key);
         if span.len() <= SCAN_LIMIT {
-            let sigs = &self.property_sigs[span.range()];
-            let from = sigs.iter().position(|&(s, _)| s == sig)?;
-            // Equal signatures sit together; almost always there is one.
-            return sigs[from..]
+            // (Equal signatures of different names are rare; the scan goes on past them.)
+            return self.property_sigs[span.range()]
                 .iter()
-                .take_while(|&&(s, _)| s == sig)
-                .find(|&&(_, i)| same(i))
+                .find(|&&(s, i)| s == sig && same(i))
                 .map(|&(_, i)| i as usize);
         }
         let (start, mask) = self.property_tables[span.start as usize];

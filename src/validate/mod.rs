@@ -407,10 +407,32 @@ pub(crate) fn eval<C: Collector>(
 
 /// The lowest stack address evaluation may reach on the current segment before it moves
 /// to a fresh one (the red zone fits the frames of one nesting level many times over).
-#[cold]
+///
+/// Asking the system costs more than a small validation; the answer is kept per thread
+/// with the stack address it was computed at, and reused from any address between the
+/// limit and that one: such an address is on the same stack.
 fn stack_limit() -> usize {
+    thread_local! {
+        /// (limit, the stack address it was computed at); (0, 0) when not yet known.
+        static KNOWN: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+    }
     let marker = 0u8;
     let here = &raw const marker as usize;
+    KNOWN.with(|known| {
+        let (limit, at) = known.get();
+        if limit < here && here <= at {
+            return limit;
+        }
+        let limit = system_stack_limit(here);
+        if limit != usize::MAX {
+            known.set((limit, here));
+        }
+        limit
+    })
+}
+
+#[cold]
+fn system_stack_limit(here: usize) -> usize {
     match stacker::remaining_stack() {
         Some(remaining) => here.saturating_sub(remaining) + RED_ZONE,
         // Unknown: move to a segment of known size at the first level.
