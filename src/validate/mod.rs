@@ -1024,10 +1024,15 @@ fn assertion<C: Collector>(
                 || fail!(col, c, ctx, node, k, ErrorKind::Const)
         }
         Keyword::Enum(span) => {
-            c.values[span.range()]
-                .iter()
-                .any(|v| json::equal(instance, v))
-                || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
+            let values = &c.values[span.range()];
+            let found = match instance {
+                // The commonest enum: strings, compared inline (no call per value).
+                Value::String(s) => values
+                    .iter()
+                    .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+                _ => values.iter().any(|v| json::equal(instance, v)),
+            };
+            found || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
         }
         Keyword::MultipleOf(i) => match instance {
             Value::Number(x) => {
