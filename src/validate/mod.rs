@@ -961,7 +961,26 @@ fn eval_leaf<C: Collector>(
 ) -> bool {
     let start = body.start;
     for (offset, kw) in c.keywords[body].iter().enumerate() {
-        if !assertion(c, node, start + offset, *kw, instance, ctx, col) {
+        // The cheapest keywords of string and array leaves inline; the rest by call.
+        let ok = match (*kw, instance) {
+            (Keyword::Enum(span), Value::String(s)) => c.values[span.range()]
+                .iter()
+                .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+            (Keyword::Const(i), Value::String(s)) => {
+                matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+            }
+            // A string has no more code points than bytes, and at least a quarter.
+            (Keyword::MaxLength(max), Value::String(s)) if s.len() as u64 <= max => true,
+            (Keyword::MinLength(min), Value::String(s))
+                if s.len() as u64 >= min.saturating_mul(4) =>
+            {
+                true
+            }
+            (Keyword::MinItems(min), Value::Array(a)) => a.len() as u64 >= min,
+            (Keyword::MaxItems(max), Value::Array(a)) => a.len() as u64 <= max,
+            _ => assertion(c, node, start + offset, *kw, instance, ctx, col),
+        };
+        if !ok {
             return false;
         }
     }
