@@ -36,6 +36,45 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     Ok(c.out)
 }
 
+/// The members of one schema object, read once: every keyword lookup is then a scan of
+/// a few 64-bit signatures instead of a `BTreeMap` search comparing strings (compiling
+/// asks each object for some forty keywords).
+pub(crate) struct Keys<'v> {
+    map: &'v Map<String, Value>,
+    entries: smallvec::SmallVec<[(u64, &'v str, &'v Value); 12]>,
+}
+
+impl<'v> Keys<'v> {
+    fn of(map: &'v Map<String, Value>) -> Keys<'v> {
+        Keys {
+            map,
+            entries: map
+                .iter()
+                .map(|(k, v)| (crate::names::signature(k), k.as_str(), v))
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, name: &str) -> Option<&'v Value> {
+        let sig = crate::names::signature(name);
+        self.entries
+            .iter()
+            .find(|(s, k, _)| *s == sig && crate::names::same(k, name))
+            .map(|(_, _, v)| *v)
+    }
+
+    #[inline]
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Every member, in key order.
+    fn all(&self) -> serde_json::map::Iter<'v> {
+        self.map.iter()
+    }
+}
+
 /// One loaded document.
 struct Doc<'a> {
     /// Its URI (normalized, no fragment).
@@ -494,7 +533,7 @@ impl<'a> Compiler<'a> {
                 self.ensure_resource(&mut task)?;
                 self.push_keyword(Keyword::False, "false");
             }
-            Value::Object(map) => self.compile_object(&mut task, map)?,
+            Value::Object(map) => self.compile_object(&mut task, &Keys::of(map))?,
             _ => {
                 return Err(SchemaError::new(
                     SchemaErrorKind::InvalidKeyword,
@@ -678,11 +717,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn compile_object(
-        &mut self,
-        task: &mut Task<'a>,
-        map: &Map<String, Value>,
-    ) -> Result<(), SchemaError> {
+    fn compile_object(&mut self, task: &mut Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
         let ptr = task.pointer.to_string();
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
@@ -880,11 +915,7 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn compile_keywords(
-        &mut self,
-        task: &Task<'a>,
-        map: &Map<String, Value>,
-    ) -> Result<(), SchemaError> {
+    fn compile_keywords(&mut self, task: &Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;
         let validation = d.has(vocab::VALIDATION);
@@ -1121,9 +1152,9 @@ impl<'a> Compiler<'a> {
 
     /// Keeps the node's annotation keywords (meta-data, format, content, unknown keywords)
     /// for the `evaluate` path.
-    fn record_annotations(&mut self, task: &Task<'a>, map: &Map<String, Value>) {
+    fn record_annotations(&mut self, task: &Task<'a>, map: &Keys<'_>) {
         let start = self.out.annotation_values.len() as u32;
-        for (k, v) in map {
+        for (k, v) in map.all() {
             let keep = match k.as_str() {
                 "title" | "description" | "default" | "examples" | "readOnly" | "writeOnly"
                 | "deprecated" | "format" | "contentEncoding" | "contentMediaType" => true,
@@ -1141,11 +1172,7 @@ impl<'a> Compiler<'a> {
         self.out.node_annotations[task.node.index()] = Span { start, end };
     }
 
-    fn compile_numeric(
-        &mut self,
-        task: &Task<'a>,
-        map: &Map<String, Value>,
-    ) -> Result<(), SchemaError> {
+    fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let num = |kw: &str| -> Result<Option<&Number>, SchemaError> {
             match map.get(kw) {
@@ -1251,7 +1278,7 @@ impl<'a> Compiler<'a> {
     fn compile_object_applicators(
         &mut self,
         task: &Task<'a>,
-        map: &Map<String, Value>,
+        map: &Keys<'_>,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;
@@ -1333,7 +1360,7 @@ impl<'a> Compiler<'a> {
     fn dependent_schemas(
         &mut self,
         task: &Task<'a>,
-        map: &Map<String, Value>,
+        map: &Keys<'_>,
         dep_schemas_kw: &'static str,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
@@ -1372,7 +1399,7 @@ impl<'a> Compiler<'a> {
     fn compile_array_applicators(
         &mut self,
         task: &Task<'a>,
-        map: &Map<String, Value>,
+        map: &Keys<'_>,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;
