@@ -9,17 +9,18 @@
 /// A well-mixed 64-bit summary of `s`: its length and its first and last bytes (up to
 /// eight each). Equal strings have equal signatures; different ones rarely do.
 #[inline(always)]
-pub(crate) fn signature(s: &str) -> u64 {
+pub(crate) const fn signature(s: &str) -> u64 {
     let b = s.as_bytes();
     let n = b.len();
     // Two possibly overlapping loads per size class, no loop over the bytes (branches on
-    // the length mispredict when key lengths vary).
+    // the length mispredict when key lengths vary). A `const fn`, so that the signatures
+    // of keyword names are computed when the crate compiles.
     let (head, tail) = if n >= 8 {
         (read_u64(b, 0), read_u64(b, n - 8))
     } else if n >= 4 {
-        (u64::from(read_u32(b, 0)), u64::from(read_u32(b, n - 4)))
+        (read_u32(b, 0) as u64, read_u32(b, n - 4) as u64)
     } else if n > 0 {
-        let x = u64::from(b[0]) | (u64::from(b[n / 2]) << 8) | (u64::from(b[n - 1]) << 16);
+        let x = b[0] as u64 | ((b[n / 2] as u64) << 8) | ((b[n - 1] as u64) << 16);
         (x, 0)
     } else {
         (0, 0)
@@ -30,17 +31,21 @@ pub(crate) fn signature(s: &str) -> u64 {
 }
 
 #[inline(always)]
-fn read_u64(b: &[u8], at: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(word)
+const fn read_u64(b: &[u8], at: usize) -> u64 {
+    let (_, rest) = b.split_at(at);
+    match rest.first_chunk::<8>() {
+        Some(word) => u64::from_le_bytes(*word),
+        None => 0,
+    }
 }
 
 #[inline(always)]
-fn read_u32(b: &[u8], at: usize) -> u32 {
-    let mut word = [0u8; 4];
-    word.copy_from_slice(&b[at..at + 4]);
-    u32::from_le_bytes(word)
+const fn read_u32(b: &[u8], at: usize) -> u32 {
+    let (_, rest) = b.split_at(at);
+    match rest.first_chunk::<4>() {
+        Some(word) => u32::from_le_bytes(*word),
+        None => 0,
+    }
 }
 
 /// Byte equality of two strings, inline for the short names schemas use (no call).
