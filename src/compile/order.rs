@@ -171,13 +171,17 @@ pub(crate) fn optimize(c: &mut Compiled) {
     let cost = node_costs(c);
     // Keywords: stable sort by cost; `type` first (it is checked before dispatch, see
     // `Node::types`); `unevaluated*` (cost CAP) last.
+    // One scratch buffer for every node (most nodes have a handful of keywords).
+    let mut pairs: Vec<(Keyword, &'static str)> = Vec::new();
     for i in 0..c.nodes.len() {
         let range = c.nodes[i].keywords.range();
-        let mut pairs: Vec<(Keyword, &'static str)> = c.keywords[range.clone()]
-            .iter()
-            .copied()
-            .zip(c.keyword_names[range.clone()].iter().copied())
-            .collect();
+        pairs.clear();
+        pairs.extend(
+            c.keywords[range.clone()]
+                .iter()
+                .copied()
+                .zip(c.keyword_names[range.clone()].iter().copied()),
+        );
         let unevaluated = |k: &Keyword| {
             matches!(
                 k,
@@ -198,7 +202,7 @@ pub(crate) fn optimize(c: &mut Compiled) {
             node.types = *set;
             node.typed = true;
         }
-        for (offset, (k, name)) in pairs.into_iter().enumerate() {
+        for (offset, &(k, name)) in pairs.iter().enumerate() {
             c.keywords[range.start + offset] = k;
             c.keyword_names[range.start + offset] = name;
         }
@@ -219,15 +223,21 @@ pub(crate) fn optimize(c: &mut Compiled) {
         c.property_order[span.range()].sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
         // Whether the instance's own (name) order evaluates the non-leaf properties
         // cheapest first too.
-        let costs: Vec<u32> = c.properties[span.range()]
+        let mut costs = c.properties[span.range()]
             .iter()
             .filter(|(_, child)| !c.nodes[child.index()].leaf)
-            .map(|(_, child)| cost[child.index()])
-            .collect();
+            .map(|(_, child)| cost[child.index()]);
+        let mut ascending = true;
+        if let Some(mut last) = costs.next() {
+            for next in costs {
+                ascending &= last <= next;
+                last = next;
+            }
+        }
         // Outside `oneOf`/`anyOf`/`not`/`if`/`contains` (where failing early is the
         // point), the order hardly matters: a valid instance is walked whole anyway.
         if let Some(first) = c.deferred_in_name_order.get_mut(span.start as usize) {
-            *first = !speculative || costs.windows(2).all(|w| w[0] <= w[1]);
+            *first = !speculative || ascending;
         }
     }
     // Signatures for name lookups, sorted within each span.
@@ -274,6 +284,7 @@ fn fuse_required(c: &mut Compiled) {
     c.property_required = vec![false; c.properties.len()];
     c.walk_required = vec![0; c.properties.len()];
     c.required_walked = vec![false; c.strings.len()];
+    let mut found = Vec::new();
     for i in 0..c.nodes.len() {
         let mut required = None;
         let mut walked = None;
@@ -290,7 +301,7 @@ fn fuse_required(c: &mut Compiled) {
         let (Some(required), Some(walked)) = (required, walked) else {
             continue;
         };
-        let mut found = Vec::new();
+        found.clear();
         for name in &c.strings[required.range()] {
             match c.find_property(walked, name) {
                 Some(j) if !found.contains(&j) => found.push(j),
