@@ -275,10 +275,18 @@ impl<'a> Compiler<'a> {
         dialect: Dialect,
     ) -> NodeId {
         let pointer: Arc<str> = Arc::from(pointer);
-        if let Some(&id) = self.node_at(doc, &pointer) {
-            return id;
+        if self.location_to_node.len() <= doc as usize {
+            self.location_to_node
+                .resize_with(doc as usize + 1, AHashMap::new);
         }
         let id = NodeId(self.out.nodes.len() as u32);
+        // One hash of the location: found, or registered as the new node.
+        match self.location_to_node[doc as usize].entry(pointer.clone()) {
+            std::collections::hash_map::Entry::Occupied(known) => return *known.get(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+        }
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
@@ -295,11 +303,6 @@ impl<'a> Compiler<'a> {
             resource,
             dialect,
         });
-        if self.location_to_node.len() <= doc as usize {
-            self.location_to_node
-                .resize_with(doc as usize + 1, AHashMap::new);
-        }
-        self.location_to_node[doc as usize].insert(pointer.clone(), id);
         self.tasks.push(Task {
             node: id,
             doc,
