@@ -147,6 +147,11 @@ pub(crate) struct Node {
     pub(crate) typed: bool,
     /// Only assertion keywords (no subschema): the fail-fast path runs it directly.
     pub(crate) leaf: bool,
+    /// An array of type-only items with optional bounds (`{"type": "array", "minItems": 2,
+    /// "items": {"type": "number"}}`): its body holds only `minItems`, `maxItems` and an
+    /// `items` from the first item whose schema is a non-strict `type` alone. The
+    /// fail-fast path checks it in a small function of its own.
+    pub(crate) typed_array: bool,
 }
 
 impl Node {

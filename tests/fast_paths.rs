@@ -203,3 +203,34 @@ fn objects_with_no_declared_names_beside_ones_that_require() {
         false,
     );
 }
+
+#[test]
+fn arrays_of_typed_items() {
+    let pairs = Schema::compile(&json!({
+        "type": "array",
+        "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer"}}
+    }))
+    .unwrap();
+    check(&pairs, &json!([[1, 2], [3.0, 4]]), true);
+    check(&pairs, &json!([[1, 2.5]]), false);
+    check(&pairs, &json!([[1]]), false);
+    check(&pairs, &json!([[1, 2, 3]]), false);
+    check(&pairs, &json!([[1, null]]), false);
+    check(&pairs, &json!([{"0": 1, "1": 2}]), false);
+    // After `prefixItems`, `items` starts at the second item.
+    let tail = Schema::compile(&json!({
+        "prefixItems": [{"type": "string"}],
+        "items": {"type": "number"}
+    }))
+    .unwrap();
+    check(&tail, &json!(["a", 1, 2]), true);
+    check(&tail, &json!([1, 1, 2]), false);
+    check(&tail, &json!(["a", "b"]), false);
+    // Draft 4: `1.0` is no integer.
+    let draft4 = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({"type": "array", "items": {"type": "integer"}}))
+        .unwrap();
+    check(&draft4, &json!([1, 2]), true);
+    check(&draft4, &json!([1, 2.0]), false);
+}

@@ -207,6 +207,21 @@ pub(crate) fn optimize(c: &mut Compiled) {
             c.keyword_names[range.start + offset] = name;
         }
     }
+    // Arrays of type-only items (needs every node's hoisted type first).
+    for i in 0..c.nodes.len() {
+        let body = &c.keywords[c.nodes[i].body()];
+        let type_only = |n: NodeId| {
+            let n = c.nodes[n.index()];
+            n.body().is_empty() && !n.types.is_strict()
+        };
+        let shaped = body.iter().any(|k| matches!(k, Keyword::Items { .. }))
+            && body.iter().all(|k| match *k {
+                Keyword::MinItems(_) | Keyword::MaxItems(_) => true,
+                Keyword::Items { node, skip: 0 } => type_only(node),
+                _ => false,
+            });
+        c.nodes[i].typed_array = shaped;
+    }
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
     let speculative = speculative_nodes(c);

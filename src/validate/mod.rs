@@ -391,6 +391,9 @@ pub(crate) fn eval<C: Collector>(
             // Assertions only: no scope, no stack check, no annotations to roll back.
             return eval_leaf(c, node, body, instance, ctx, col);
         }
+        if n.typed_array {
+            return typed_array(c, body, instance);
+        }
     }
     let marker = 0u8;
     if (&raw const marker as usize) < ctx.stack_limit {
@@ -947,6 +950,26 @@ fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
         || (tag == 2
             && set.contains(JsonType::Integer)
             && matches!(instance, Value::Number(n) if json::is_integer(n)))
+}
+
+/// A node of the typed-array shape (see `Node::typed_array`), fail-fast: no context, no
+/// dispatch through the general keyword loop.
+#[inline(never)]
+fn typed_array(c: &Compiled, body: std::ops::Range<usize>, instance: &Value) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let len = items.len() as u64;
+    c.keywords[body].iter().all(|kw| match *kw {
+        Keyword::MinItems(min) => len >= min,
+        Keyword::MaxItems(max) => len <= max,
+        Keyword::Items { node, .. } => {
+            let types = c.node(node).types;
+            items.iter().all(|item| admits(types, item))
+        }
+        // The shape admits nothing else.
+        _ => true,
+    })
 }
 
 /// The keywords `body` of a node of assertions only, fail-fast.
