@@ -147,11 +147,23 @@ pub(crate) struct Node {
     pub(crate) typed: bool,
     /// Only assertion keywords (no subschema): the fail-fast path runs it directly.
     pub(crate) leaf: bool,
+    /// A shape the fail-fast path checks outside the general keyword loop.
+    pub(crate) shape: Shape,
+}
+
+/// Node shapes the fail-fast path checks in small functions of their own, with no
+/// dispatch through the general keyword loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    General,
     /// An array of type-only items with optional bounds (`{"type": "array", "minItems": 2,
-    /// "items": {"type": "number"}}`): its body holds only `minItems`, `maxItems` and an
-    /// `items` from the first item whose schema is a non-strict `type` alone. The
-    /// fail-fast path checks it in a small function of its own.
-    pub(crate) typed_array: bool,
+    /// "items": {"type": "number"}}`): the body holds only `minItems`, `maxItems` and an
+    /// `items` from the first item whose schema is a non-strict `type` alone.
+    TypedArray,
+    /// An object checked by one walk over its keys: the body holds only `properties` (in
+    /// an order the walk may follow), or `additionalProperties` that is `true` or `false`
+    /// with no `patternProperties`, and `required`, `minProperties`, `maxProperties`.
+    PlainObject,
 }
 
 impl Node {

@@ -234,3 +234,69 @@ fn arrays_of_typed_items() {
     check(&draft4, &json!([1, 2]), true);
     check(&draft4, &json!([1, 2.0]), false);
 }
+
+#[test]
+fn plain_objects_walked_once() {
+    for (additional, extra_ok) in [
+        (json!(false), false),
+        (json!(true), true),
+        (json!({}), true),
+    ] {
+        let schema = Schema::compile(&json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "inner": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+            },
+            "required": ["name", "zzz_not_declared"],
+            "minProperties": 2,
+            "maxProperties": 5,
+            "additionalProperties": additional
+        }))
+        .unwrap();
+        let ok = json!({"name": "a", "zzz_not_declared": 1, "tags": ["x"], "inner": {"x": 1}});
+        check(&schema, &ok, extra_ok);
+        let declared_only = json!({"name": "a", "tags": ["x"], "inner": {"x": 1}});
+        check(&schema, &declared_only, false);
+        check(&schema, &json!({"name": "", "zzz_not_declared": 1}), false);
+        check(
+            &schema,
+            &json!({"name": "a", "zzz_not_declared": 1, "inner": {}}),
+            false,
+        );
+        check(
+            &schema,
+            &json!({"name": "a", "zzz_not_declared": 1, "tags": [1]}),
+            false,
+        );
+        check(&schema, &json!({"name": "a"}), false);
+        check(&schema, &json!([]), false);
+    }
+}
+
+#[test]
+fn deeply_nested_plain_objects_get_an_answer() {
+    // No reference anywhere: every level is a plain object of its own, so the stack check
+    // must happen on that path too. A thread with a small stack makes a missing check
+    // overflow it.
+    let depth = 2000;
+    let mut schema = json!({"type": "object"});
+    let mut instance = json!({});
+    for _ in 0..depth {
+        schema = json!({"type": "object", "properties": {"a": schema}, "required": ["a"]});
+        instance = json!({"a": instance});
+    }
+    let compiled = Options::new()
+        .limits(toolschema::Limits::none())
+        .compile(&schema)
+        .unwrap();
+    let (valid, instance) = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || (compiled.is_valid(&instance), instance))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(valid);
+    drop((schema, instance));
+}

@@ -293,7 +293,7 @@ impl<'a> Compiler<'a> {
             types: TypeSet::all(),
             typed: false,
             leaf: false,
-            typed_array: false,
+            shape: Shape::General,
         });
         self.out.node_info.push(NodeInfo {
             pointer: pointer.clone(),

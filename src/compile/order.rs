@@ -5,7 +5,7 @@
 //! fail on its cheap discriminator (`"version": {"const": 2}`) before it walks a large
 //! sibling property; a static cost estimate per node orders both.
 
-use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT};
+use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
 
 /// Caps the estimate so recursive schemas stay finite.
 const CAP: u32 = 1_000_000;
@@ -220,7 +220,9 @@ pub(crate) fn optimize(c: &mut Compiled) {
                 Keyword::Items { node, skip: 0 } => type_only(node),
                 _ => false,
             });
-        c.nodes[i].typed_array = shaped;
+        if shaped {
+            c.nodes[i].shape = Shape::TypedArray;
+        }
     }
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
@@ -253,6 +255,30 @@ pub(crate) fn optimize(c: &mut Compiled) {
         // point), the order hardly matters: a valid instance is walked whole anyway.
         if let Some(first) = c.deferred_in_name_order.get_mut(span.start as usize) {
             *first = !speculative || ascending;
+        }
+    }
+    // Objects checked by one walk (needs the walk orders above).
+    for i in 0..c.nodes.len() {
+        let body = &c.keywords[c.nodes[i].body()];
+        let mut walks = 0;
+        let plain = body.iter().all(|k| match *k {
+            Keyword::Properties(span) => {
+                walks += 1;
+                c.deferred_in_name_order.get(span.start as usize) == Some(&true)
+            }
+            Keyword::AdditionalProperties(a) => {
+                walks += 1;
+                let a = c.additional[a as usize];
+                let n = c.nodes[a.node.index()];
+                let anything = n.body().is_empty() && n.types == crate::json::TypeSet::all();
+                a.patterns.len() == 0
+                    && (anything || matches!(c.keywords_of(a.node), [Keyword::False]))
+            }
+            Keyword::Required(_) | Keyword::MinProperties(_) | Keyword::MaxProperties(_) => true,
+            _ => false,
+        });
+        if plain && walks == 1 {
+            c.nodes[i].shape = Shape::PlainObject;
         }
     }
     // Signatures for name lookups, sorted within each span.

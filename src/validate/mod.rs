@@ -24,7 +24,7 @@ mod unevaluated;
 use crate::error::{ErrorKind, ValidationError};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
-use crate::schema::{Compiled, Keyword, NodeId};
+use crate::schema::{Compiled, Keyword, NodeId, Shape};
 use location::{Hop, Path, Seg};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -391,7 +391,7 @@ pub(crate) fn eval<C: Collector>(
             // Assertions only: no scope, no stack check, no annotations to roll back.
             return eval_leaf(c, node, body, instance, ctx, col);
         }
-        if n.typed_array {
+        if n.shape == Shape::TypedArray {
             return typed_array(c, body, instance);
         }
     }
@@ -404,6 +404,13 @@ pub(crate) fn eval<C: Collector>(
             };
             eval_node(c, node, instance, ctx, col)
         });
+    }
+    if C::FAIL_FAST {
+        // (The dynamic scope, when kept, must see the node itself.)
+        let n = c.node(node);
+        if n.shape == Shape::PlainObject && !c.dynamic_scope {
+            return plain_object(c, n.body(), instance, ctx, col);
+        }
     }
     eval_node(c, node, instance, ctx, col)
 }
@@ -952,7 +959,7 @@ fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
             && matches!(instance, Value::Number(n) if json::is_integer(n)))
 }
 
-/// A node of the typed-array shape (see `Node::typed_array`), fail-fast: no context, no
+/// A node of the typed-array shape (see `Shape::TypedArray`), fail-fast: no context, no
 /// dispatch through the general keyword loop.
 #[inline(never)]
 fn typed_array(c: &Compiled, body: std::ops::Range<usize>, instance: &Value) -> bool {
@@ -970,6 +977,67 @@ fn typed_array(c: &Compiled, body: std::ops::Range<usize>, instance: &Value) -> 
         // The shape admits nothing else.
         _ => true,
     })
+}
+
+/// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
+/// the instance's keys, outside the general keyword loop.
+#[inline(never)]
+fn plain_object<C: Collector>(
+    c: &Compiled,
+    body: std::ops::Range<usize>,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Object(o) = instance else {
+        return true;
+    };
+    let mut names = crate::schema::Span { start: 0, end: 0 };
+    let mut closed = false;
+    for kw in &c.keywords[body] {
+        let ok = match *kw {
+            Keyword::Properties(span) => {
+                names = span;
+                true
+            }
+            Keyword::AdditionalProperties(a) => {
+                let a = c.additional[a as usize];
+                names = a.properties;
+                closed = is_false_schema(c, a.node);
+                true
+            }
+            // Counted by the walk instead.
+            Keyword::Required(span)
+                if c.required_walked.get(span.start as usize) == Some(&true) =>
+            {
+                true
+            }
+            Keyword::Required(span) => c.strings[span.range()]
+                .iter()
+                .all(|name| o.contains_key(name.as_ref())),
+            Keyword::MinProperties(min) => o.len() as u64 >= min,
+            Keyword::MaxProperties(max) => o.len() as u64 <= max,
+            // The shape admits nothing else.
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    let mut met = 0;
+    for (key, value) in o {
+        match c.find_property(names, key) {
+            Some(i) => {
+                met += u32::from(c.property_required[i]);
+                if !eval(c, c.properties[i].1, value, ctx, col) {
+                    return false;
+                }
+            }
+            None if closed => return false,
+            None => {}
+        }
+    }
+    met == c.walk_required(names)
 }
 
 /// The keywords `body` of a node of assertions only, fail-fast.
