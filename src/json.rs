@@ -94,6 +94,23 @@ impl TypeSet {
         TypeSet(0x7f)
     }
 
+    /// The types of either set (with draft-4 integer typing if either has it).
+    pub(crate) const fn union(self, other: TypeSet) -> TypeSet {
+        TypeSet(self.0 | other.0)
+    }
+
+    /// Whether some instance has a type in both sets (`"number"` admits integers).
+    pub(crate) fn overlaps(self, other: TypeSet) -> bool {
+        let widen = |t: TypeSet| {
+            if t.contains(JsonType::Number) {
+                t.with(JsonType::Integer)
+            } else {
+                t
+            }
+        };
+        widen(self).0 & widen(other).0 & 0x7f != 0
+    }
+
     /// The set with `ty` added.
     pub const fn with(self, ty: JsonType) -> TypeSet {
         TypeSet(self.0 | ty.bit())

@@ -164,6 +164,10 @@ pub(crate) enum Shape {
     /// an order the walk may follow), or `additionalProperties` that is `true` or `false`
     /// with no `patternProperties`, and `required`, `minProperties`, `maxProperties`.
     PlainObject,
+    /// A `oneOf`/`anyOf` of type-only branches and nothing else (`{"anyOf": [{"type":
+    /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for
+    /// `oneOf`), which decides alone.
+    TypeUnion,
 }
 
 impl Node {

@@ -300,3 +300,37 @@ fn deeply_nested_plain_objects_get_an_answer() {
     assert!(valid);
     drop((schema, instance));
 }
+
+#[test]
+fn unions_of_types() {
+    let optional = Schema::compile(&json!({
+        "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}}
+    }))
+    .unwrap();
+    check(&optional, &json!({"x": "a"}), true);
+    check(&optional, &json!({"x": null}), true);
+    check(&optional, &json!({"x": 1}), false);
+    // `oneOf` of overlapping types: 1 is both an integer and a number.
+    let overlapping =
+        Schema::compile(&json!({"oneOf": [{"type": "integer"}, {"type": "number"}]})).unwrap();
+    check(&overlapping, &json!(1.5), true);
+    check(&overlapping, &json!(1), false);
+    let disjoint =
+        Schema::compile(&json!({"oneOf": [{"type": "integer"}, {"type": "string"}]})).unwrap();
+    check(&disjoint, &json!(1), true);
+    check(&disjoint, &json!(1.0), true);
+    check(&disjoint, &json!(1.5), false);
+    check(&disjoint, &json!("s"), true);
+    // An empty branch admits anything; a false branch nothing.
+    let anything = Schema::compile(&json!({"anyOf": [{"type": "string"}, {}]})).unwrap();
+    check(&anything, &json!([]), true);
+    let with_false = Schema::compile(&json!({"anyOf": [{"type": "string"}, false]})).unwrap();
+    check(&with_false, &json!("s"), true);
+    check(&with_false, &json!(1), false);
+    // A sibling keyword keeps the general path.
+    let sibling =
+        Schema::compile(&json!({"anyOf": [{"type": "string"}, {"type": "null"}], "minLength": 2}))
+            .unwrap();
+    check(&sibling, &json!("a"), false);
+    check(&sibling, &json!(null), true);
+}

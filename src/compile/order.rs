@@ -5,6 +5,7 @@
 //! fail on its cheap discriminator (`"version": {"const": 2}`) before it walks a large
 //! sibling property; a static cost estimate per node orders both.
 
+use crate::json::TypeSet;
 use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
 
 /// Caps the estimate so recursive schemas stay finite.
@@ -90,6 +91,44 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
         Keyword::DynamicRef(i) => 10 + of(c.dynamic_refs[i as usize].target),
         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => CAP,
     }
+}
+
+/// The shape of `node` and its hoisted types, for shapes that depend on its children's
+/// types (`Shape::TypedArray`, `Shape::TypeUnion`).
+fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
+    let n = c.nodes[node.index()];
+    let body = &c.keywords[n.body()];
+    let type_only = |id: NodeId| {
+        let child = c.nodes[id.index()];
+        child.body().is_empty() && !child.types.is_strict()
+    };
+    let typed_array = body.iter().any(|k| matches!(k, Keyword::Items { .. }))
+        && body.iter().all(|k| match *k {
+            Keyword::MinItems(_) | Keyword::MaxItems(_) => true,
+            Keyword::Items { node, skip: 0 } => type_only(node),
+            _ => false,
+        });
+    if typed_array {
+        return (Shape::TypedArray, n.types);
+    }
+    if let ([Keyword::AnyOf(span) | Keyword::OneOf(span)], false) = (body, n.typed)
+        && c.node_list(*span).iter().all(|&id| type_only(id))
+    {
+        let sets: Vec<TypeSet> = c
+            .node_list(*span)
+            .iter()
+            .map(|&id| c.nodes[id.index()].types)
+            .collect();
+        let union = sets.iter().fold(TypeSet::empty(), |a, &b| a.union(b));
+        let disjoint = sets
+            .iter()
+            .enumerate()
+            .all(|(j, a)| sets[j + 1..].iter().all(|b| !a.overlaps(*b)));
+        if matches!(body, [Keyword::AnyOf(_)]) || disjoint {
+            return (Shape::TypeUnion, union);
+        }
+    }
+    (n.shape, n.types)
 }
 
 /// Every subschema `node` applies, to the instance or to a part of it.
@@ -207,22 +246,12 @@ pub(crate) fn optimize(c: &mut Compiled) {
             c.keyword_names[range.start + offset] = name;
         }
     }
-    // Arrays of type-only items (needs every node's hoisted type first).
+    // Arrays of type-only items and unions of types (need every node's hoisted type).
     for i in 0..c.nodes.len() {
-        let body = &c.keywords[c.nodes[i].body()];
-        let type_only = |n: NodeId| {
-            let n = c.nodes[n.index()];
-            n.body().is_empty() && !n.types.is_strict()
-        };
-        let shaped = body.iter().any(|k| matches!(k, Keyword::Items { .. }))
-            && body.iter().all(|k| match *k {
-                Keyword::MinItems(_) | Keyword::MaxItems(_) => true,
-                Keyword::Items { node, skip: 0 } => type_only(node),
-                _ => false,
-            });
-        if shaped {
-            c.nodes[i].shape = Shape::TypedArray;
-        }
+        let (shape, types) = type_shape(c, NodeId(i as u32));
+        let node = &mut c.nodes[i];
+        node.shape = shape;
+        node.types = types;
     }
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();

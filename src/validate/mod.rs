@@ -391,6 +391,10 @@ pub(crate) fn eval<C: Collector>(
             // Assertions only: no scope, no stack check, no annotations to roll back.
             return eval_leaf(c, node, body, instance, ctx, col);
         }
+        if n.shape == Shape::TypeUnion {
+            // The union of the branches' types, checked above, decides.
+            return true;
+        }
         if n.shape == Shape::TypedArray {
             return typed_array(c, body, instance);
         }
