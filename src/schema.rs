@@ -209,9 +209,13 @@ impl Filter {
             Filter::Reject => false,
             Filter::Accept { values, required } => match found {
                 None => !*required,
-                Some(x) => values
-                    .as_ref()
-                    .is_none_or(|vs| vs.iter().any(|v| crate::json::equal(x, v))),
+                Some(x) => values.as_ref().is_none_or(|vs| match x {
+                    // The usual tag: a string, compared inline.
+                    Value::String(s) => vs
+                        .iter()
+                        .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+                    _ => vs.iter().any(|v| crate::json::equal(x, v)),
+                }),
             },
         }
     }

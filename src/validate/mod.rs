@@ -412,11 +412,18 @@ pub(crate) fn eval<C: Collector>(
     if C::FAIL_FAST {
         // (The dynamic scope, when kept, must see the node itself.)
         let n = c.node(node);
-        if n.shape == Shape::PlainObject && !c.dynamic_scope {
+        if n.shape == Shape::PlainObject && !enters_resource(c, n, &ctx) {
             return plain_object(c, n.body(), instance, ctx, col);
         }
     }
     eval_node(c, node, instance, ctx, col)
+}
+
+/// Whether evaluating node `n` extends the dynamic scope (kept only when some
+/// `$dynamicRef` reads it): the shortcuts that skip `eval_node` must not skip that.
+#[inline(always)]
+fn enters_resource(c: &Compiled, n: &crate::schema::Node, ctx: &Ctx<'_>) -> bool {
+    c.dynamic_scope && n.resource != ctx.scope.resource
 }
 
 /// The lowest stack address evaluation may reach on the current segment before it moves
@@ -500,7 +507,7 @@ fn eval_node<C: Collector>(
     col: &mut C,
 ) -> bool {
     let n = c.node(node);
-    if C::FAIL_FAST && !c.dynamic_scope {
+    if C::FAIL_FAST && !enters_resource(c, n, &ctx) {
         // A node that only refers elsewhere (`{"$ref": ...}`, maybe typed): go there
         // directly. (The dynamic scope, when kept, must see the node itself.)
         let body = n.body();
@@ -513,7 +520,7 @@ fn eval_node<C: Collector>(
     // Entering another resource extends the dynamic scope (kept only when some
     // `$dynamicRef` reads it).
     let pushed;
-    let ctx = if c.dynamic_scope && n.resource != ctx.scope.resource {
+    let ctx = if enters_resource(c, n, &ctx) {
         pushed = Scope {
             resource: n.resource,
             parent: Some(ctx.scope),
