@@ -87,6 +87,9 @@ enum Matcher {
     Equals(Box<str>),
     /// `^X{min,max}$` where `X` is a set of code points.
     Run(CharRun),
+    /// `^X{min,}`, `X{min,}$` or `X{min,}` (no other anchor): `min` characters of the set
+    /// at the start, at the end, or anywhere in a row.
+    RunAt(CharRun, RunPlace),
     /// Linear-time engine.
     Linear(regex::Regex),
     /// A small pattern as a fully built DFA: no cache to fetch, no setup per search, which
@@ -117,6 +120,14 @@ const DENSE_MAX_LEN: usize = 256;
 /// A dense DFA larger than this is not worth its memory: the linear engine runs instead.
 const DENSE_SIZE_LIMIT: usize = 256 << 10;
 
+/// Where an unanchored run must be found.
+#[derive(Debug, Clone, Copy)]
+enum RunPlace {
+    Start,
+    End,
+    Anywhere,
+}
+
 /// What a deferred engine is built from.
 struct Deferred {
     /// The translated pattern, known to be valid for the engine.
@@ -134,6 +145,7 @@ impl fmt::Debug for Matcher {
             Matcher::EndsWith(s) => f.debug_tuple("EndsWith").field(s).finish(),
             Matcher::Equals(s) => f.debug_tuple("Equals").field(s).finish(),
             Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
+            Matcher::RunAt(run, at) => f.debug_tuple("RunAt").field(run).field(at).finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
@@ -193,6 +205,42 @@ impl CharRun {
                 }
             })
             .is_ok()
+    }
+
+    /// Whether `min` characters of the set follow one another at `at` (more may follow:
+    /// the pattern does not anchor the other side).
+    fn found(&self, subject: &str, at: RunPlace) -> bool {
+        let min = self.min;
+        if min == 0 {
+            return true;
+        }
+        let enough = |chars: &mut dyn Iterator<Item = char>| {
+            let mut count = 0;
+            for c in chars {
+                if !self.contains(c) {
+                    return false;
+                }
+                count += 1;
+                if count == min {
+                    return true;
+                }
+            }
+            false
+        };
+        match at {
+            RunPlace::Start => enough(&mut subject.chars()),
+            RunPlace::End => enough(&mut subject.chars().rev()),
+            RunPlace::Anywhere => {
+                let mut count = 0;
+                for c in subject.chars() {
+                    count = if self.contains(c) { count + 1 } else { 0 };
+                    if count == min {
+                        return true;
+                    }
+                }
+                false
+            }
+        }
     }
 
     fn matches(&self, subject: &str) -> bool {
@@ -461,6 +509,7 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             Matcher::EndsWith(s) => MatchOutcome::from_bool(subject.ends_with(&**s)),
             Matcher::Equals(s) => MatchOutcome::from_bool(subject == &**s),
             Matcher::Run(run) => MatchOutcome::from_bool(run.matches(subject)),
+            Matcher::RunAt(run, at) => MatchOutcome::from_bool(run.found(subject, *at)),
             Matcher::All(parts) => {
                 for (must, part) in parts.iter() {
                     match find_with(part, subject) {
@@ -535,6 +584,15 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
         Some((Node::End, middle)) => (true, middle),
         _ => (false, rest),
     };
+    // A lone group around the rest (`(.*)`, `(?:abc)`) changes nothing for a test.
+    let middle: &[Node] = match middle {
+        [Node::Group(parse::GroupKind::Capture | parse::GroupKind::NonCapture, alts)]
+            if alts.len() == 1 =>
+        {
+            &alts[0]
+        }
+        other => other,
+    };
     let literal: Option<String> = middle
         .iter()
         .map(|n| match n {
@@ -550,9 +608,6 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
             (false, true) => Matcher::EndsWith(literal),
             (true, true) => Matcher::Equals(literal),
         });
-    }
-    if !(start && end) {
-        return None;
     }
     let [node] = middle else {
         return None;
@@ -572,7 +627,14 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
         }
         _ => return None,
     };
-    Some(Matcher::Run(CharRun::new(&set, min, max)))
+    let run = CharRun::new(&set, min, max);
+    Some(match (start, end) {
+        (true, true) => Matcher::Run(run),
+        // One side free: the first `min` repetitions decide, whatever follows.
+        (true, false) => Matcher::RunAt(run, RunPlace::Start),
+        (false, true) => Matcher::RunAt(run, RunPlace::End),
+        (false, false) => Matcher::RunAt(run, RunPlace::Anywhere),
+    })
 }
 
 #[cfg(test)]

@@ -410,3 +410,66 @@ fn leading_lookaheads_run_as_a_conjunction() {
     assert!(!kind.contains("All"), "{kind}");
     matches(r"^(?=(a))\1", "a");
 }
+
+#[test]
+fn runs_anchored_on_one_side_or_none_agree_with_a_regex_engine() {
+    let kind = |p: &str| {
+        format!(
+            "{:?}",
+            Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
+        )
+    };
+    assert!(kind("^[@$_#]").contains("RunAt"));
+    assert!(kind("[0-9]{2}$").contains("RunAt"));
+    assert!(kind("(.+)").contains("RunAt"));
+    assert!(kind("(?:abc)").contains("Contains"));
+    // Patterns whose ECMA-262 and `regex` readings agree on the subjects below (no line
+    // terminator other than `\n`, explicit ASCII classes).
+    let patterns = [
+        "^[@$_#]",
+        "[0-9]{2}",
+        "[0-9]{2,}",
+        "[a-z]{2,3}$",
+        "^[^a]{2}",
+        "(.*)",
+        "(.+)",
+        ".*",
+        ".{3}",
+        "(?:abc)",
+        "(abc)$",
+        "^(x)",
+        "^[a-z]*",
+        "[a-z]+$",
+    ];
+    let subjects = [
+        "",
+        "@a",
+        "a@",
+        "12",
+        "1a2",
+        "123",
+        "abc",
+        "xabc",
+        "abcx",
+        "x",
+        "aaa",
+        "ab1",
+        "\n",
+        "a\nbc",
+        "é\u{1F600}",
+        "#",
+        "bbé",
+        "AbC",
+    ];
+    for p in patterns {
+        let reference = regex::Regex::new(p).unwrap();
+        for s in subjects {
+            let expected = if reference.is_match(s) {
+                MatchOutcome::Match
+            } else {
+                MatchOutcome::NoMatch
+            };
+            assert_eq!(outcome(p, s), expected, "{p:?} on {s:?}");
+        }
+    }
+}
