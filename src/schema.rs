@@ -226,6 +226,30 @@ impl Filter {
 pub(crate) struct Dispatch {
     pub(crate) property: Arc<str>,
     pub(crate) filters: Vec<Filter>,
+    /// For many branches, when the property holds a string: (signature of a string the
+    /// branch admits, branch, the string), by signature; empty when not built.
+    pub(crate) by_string: Vec<(u64, u32, Arc<str>)>,
+    /// The branches that admit any value of the property (beside `by_string`).
+    pub(crate) open: Vec<u32>,
+}
+
+impl Dispatch {
+    /// The branches that may accept an object whose property holds `s`, when the index
+    /// is built: those admitting `s` by name, then those admitting any value.
+    #[inline]
+    pub(crate) fn for_string<'d>(&'d self, s: &'d str) -> Option<impl Iterator<Item = usize> + 'd> {
+        if self.by_string.is_empty() && self.open.is_empty() {
+            return None;
+        }
+        let sig = crate::names::signature(s);
+        let from = self.by_string.partition_point(|e| e.0 < sig);
+        let named = self.by_string[from..]
+            .iter()
+            .take_while(move |e| e.0 == sig)
+            .filter(move |e| crate::names::same(&e.2, s))
+            .map(|e| e.1 as usize);
+        Some(named.chain(self.open.iter().map(|&j| j as usize)))
+    }
 }
 
 /// `contains` with its bounds.

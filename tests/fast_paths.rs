@@ -334,3 +334,37 @@ fn unions_of_types() {
     check(&sibling, &json!("a"), false);
     check(&sibling, &json!(null), true);
 }
+
+#[test]
+fn many_tagged_branches_are_looked_up_by_tag() {
+    // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
+    // branch that does not pin the tag, one tagged by a number.
+    let mut branches: Vec<Value> = (0..9)
+        .map(|i| {
+            json!({"type": "object", "properties": {"kind": {"const": format!("k{i}")}, "v": {"type": "integer"}}, "required": ["kind"]})
+        })
+        .collect();
+    branches.push(json!({"properties": {"kind": {"enum": ["dup", "dup", "k3"]}, "v": {"type": "string"}}, "required": ["kind"]}));
+    branches.push(json!({"properties": {"open": {"const": true}}, "required": ["open"]}));
+    branches.push(json!({"properties": {"kind": {"const": 7}}, "required": ["kind"]}));
+    for keyword in ["oneOf", "anyOf"] {
+        let schema = Schema::compile(&json!({keyword: branches.clone()})).unwrap();
+        let one = keyword == "oneOf";
+        check(&schema, &json!({"kind": "k5", "v": 1}), true);
+        check(&schema, &json!({"kind": "k5", "v": "x"}), false);
+        check(&schema, &json!({"kind": "dup", "v": "x"}), true);
+        check(&schema, &json!({"kind": "dup", "v": 1}), false);
+        // "k3" with a string v: only the enum branch; with an integer v: only k3's.
+        check(&schema, &json!({"kind": "k3", "v": "x"}), true);
+        check(&schema, &json!({"kind": "k3", "v": 1}), true);
+        // The branch that does not pin the tag matches too: two matches.
+        check(&schema, &json!({"kind": "k1", "v": 1, "open": true}), !one);
+        check(&schema, &json!({"kind": "zzz", "open": true}), true);
+        check(&schema, &json!({"kind": "zzz", "v": 1}), false);
+        check(&schema, &json!({"kind": 7}), true);
+        check(&schema, &json!({"open": true}), true);
+        check(&schema, &json!({"v": 1}), false);
+        // Three branches do not insist on an object.
+        check(&schema, &json!("not an object"), !one);
+    }
+}

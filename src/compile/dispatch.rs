@@ -218,11 +218,48 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
             }
         )
     });
-    useful.then_some(Dispatch {
+    if !useful {
+        return None;
+    }
+    // Many branches: index the strings each admits, so that a lookup replaces a pass
+    // over every filter.
+    let mut by_string: Vec<(u64, u32, Arc<str>)> = Vec::new();
+    let mut open = Vec::new();
+    if filters.len() >= INDEX_FROM {
+        for (j, f) in filters.iter().enumerate() {
+            match f {
+                Filter::Reject => {}
+                Filter::Accept { values: None, .. } => open.push(j as u32),
+                Filter::Accept {
+                    values: Some(values),
+                    ..
+                } => {
+                    for v in values {
+                        if let Value::String(text) = v
+                            && !by_string.iter().any(|e| e.1 == j as u32 && *e.2 == **text)
+                        {
+                            by_string.push((
+                                crate::names::signature(text),
+                                j as u32,
+                                Arc::from(text.as_str()),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        by_string.sort_by_key(|e| (e.0, e.1));
+    }
+    Some(Dispatch {
         property: prop,
         filters,
+        by_string,
+        open,
     })
 }
+
+/// From this many branches, a dispatch indexes the strings its branches admit.
+const INDEX_FROM: usize = 8;
 
 /// Builds the dispatch table of every `oneOf`/`anyOf`.
 pub(crate) fn build_all(c: &mut Compiled) {

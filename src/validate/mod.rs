@@ -851,11 +851,14 @@ fn eval_keyword<C: Collector>(
         Keyword::AnyOf(span) => {
             let children = c.node_list(span);
             let pick = Dispatched::new(c, span, instance);
-            if children
-                .iter()
-                .enumerate()
-                .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx))
-            {
+            let any = match pick.indexed() {
+                Some(mut branches) => branches.any(|j| valid_at(c, children[j], instance, ctx)),
+                None => children
+                    .iter()
+                    .enumerate()
+                    .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx)),
+            };
+            if any {
                 return true;
             }
             let kind = ErrorKind::AnyOf {
@@ -875,11 +878,25 @@ fn eval_keyword<C: Collector>(
             let children = c.node_list(span);
             let pick = Dispatched::new(c, span, instance);
             let mut matched = 0;
-            for (j, child) in children.iter().enumerate() {
-                if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
-                    matched += 1;
-                    if matched > 1 {
-                        break;
+            match pick.indexed() {
+                Some(branches) => {
+                    for j in branches {
+                        if valid_at(c, children[j], instance, ctx) {
+                            matched += 1;
+                            if matched > 1 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for (j, child) in children.iter().enumerate() {
+                        if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
+                            matched += 1;
+                            if matched > 1 {
+                                break;
+                            }
+                        }
                     }
                 }
             }
@@ -1640,7 +1657,7 @@ fn applicator_annotation<C: Collector>(
 
 /// The branches of a `oneOf`/`anyOf` that its discriminator leaves possible.
 struct Dispatched<'c, 'v> {
-    filters: &'c [crate::schema::Filter],
+    dispatch: Option<&'c crate::schema::Dispatch>,
     found: Option<&'v Value>,
 }
 
@@ -1654,11 +1671,11 @@ impl<'c, 'v> Dispatched<'c, 'v> {
             .unwrap_or(u32::MAX);
         match (c.dispatches.get(d as usize), instance) {
             (Some(d), Value::Object(o)) => Dispatched {
-                filters: &d.filters,
+                dispatch: Some(d),
                 found: o.get(d.property.as_ref()),
             },
             _ => Dispatched {
-                filters: &[],
+                dispatch: None,
                 found: None,
             },
         }
@@ -1667,7 +1684,22 @@ impl<'c, 'v> Dispatched<'c, 'v> {
     /// Whether branch `j` may match (false only when it certainly does not).
     #[inline]
     fn may_match(&self, j: usize) -> bool {
-        self.filters.get(j).is_none_or(|f| f.admits(self.found))
+        self.dispatch
+            .and_then(|d| d.filters.get(j))
+            .is_none_or(|f| f.admits(self.found))
+    }
+
+    /// The branches that may match, from the dispatch's string index, when it has one and
+    /// the property holds a string (each branch once).
+    #[inline]
+    fn indexed(&self) -> Option<impl Iterator<Item = usize> + 'c>
+    where
+        'v: 'c,
+    {
+        match (self.dispatch, self.found) {
+            (Some(d), Some(Value::String(s))) => d.for_string(s),
+            _ => None,
+        }
     }
 }
 
