@@ -72,16 +72,21 @@ fn every_corpus_tool_schema_compiles_under_its_dialect() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-fn every_bench_corpus_schema_compiles() {
-    let root = shared("bench/corpus");
-    let mut failures = Vec::new();
-    let mut n = 0;
-    for case in std::fs::read_dir(&root)
+/// The case folders of the bench corpus.
+fn bench_cases() -> Vec<PathBuf> {
+    std::fs::read_dir(shared("bench/corpus"))
         .expect("bench corpus")
         .filter_map(|e| e.ok())
-    {
-        let schema_path = case.path().join("schema.json");
+        .map(|e| e.path())
+        .collect()
+}
+
+#[test]
+fn every_bench_corpus_schema_compiles() {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for dir in bench_cases() {
+        let schema_path = dir.join("schema.json");
         if !schema_path.exists() {
             continue;
         }
@@ -113,14 +118,9 @@ fn every_bench_corpus_schema_compiles() {
 /// a case has one.
 #[test]
 fn every_bench_corpus_instance_gets_one_answer_on_both_paths() {
-    let root = shared("bench/corpus");
     let mut disagreements = Vec::new();
     let mut checked = 0;
-    for case in std::fs::read_dir(&root)
-        .expect("bench corpus")
-        .filter_map(|e| e.ok())
-    {
-        let dir = case.path();
+    for dir in bench_cases() {
         let (Ok(schema), Ok(instances)) = (
             std::fs::read_to_string(dir.join("schema.json")),
             std::fs::read_to_string(dir.join("instances.jsonl")),

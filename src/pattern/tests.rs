@@ -225,14 +225,16 @@ fn non_bmp() {
     matches(r"^\u{1F432}$", "🐲");
 }
 
+/// How a pattern is run, as its matcher's debug form.
+fn kind(pattern: &str) -> String {
+    format!(
+        "{:?}",
+        Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
+    )
+}
+
 #[test]
 fn fast_paths_are_exact() {
-    let kind = |p: &str| {
-        format!(
-            "{:?}",
-            Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
-        )
-    };
     assert!(kind("abc").contains("Contains"));
     assert!(kind("^abc").contains("StartsWith"));
     assert!(kind("abc$").contains("EndsWith"));
@@ -413,12 +415,6 @@ fn leading_lookaheads_run_as_a_conjunction() {
 
 #[test]
 fn runs_anchored_on_one_side_or_none_agree_with_a_regex_engine() {
-    let kind = |p: &str| {
-        format!(
-            "{:?}",
-            Pattern::new(p, DEFAULT_PATTERN_BUDGET).map(|p| p.matcher)
-        )
-    };
     assert!(kind("^[@$_#]").contains("RunAt"));
     assert!(kind("[0-9]{2}$").contains("RunAt"));
     assert!(kind("(.+)").contains("RunAt"));
