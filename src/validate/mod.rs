@@ -540,7 +540,7 @@ fn eval_node<C: Collector>(
         let k = n.keywords.start as usize;
         assertion(c, node, k, c.keywords[k], instance, ctx, col);
         valid = false;
-        if C::FAIL_FAST || col.full() {
+        if col.full() {
             if C::ANNOTATE {
                 col.rollback(mark);
             }
@@ -561,11 +561,7 @@ fn eval_node<C: Collector>(
                     !matches!(instance, Value::Array(a) if a.len() as u64 > max)
                 }
                 Keyword::Required(span) => match instance {
-                    // Counted by the sibling properties walk instead.
-                    _ if c.required_walked.get(span.start as usize) == Some(&true) => true,
-                    Value::Object(o) => c.strings[span.range()]
-                        .iter()
-                        .all(|name| o.contains_key(name.as_ref())),
+                    Value::Object(o) => required_met(c, span, o),
                     _ => true,
                 },
                 Keyword::Items { node: child, skip } => match instance {
@@ -1034,15 +1030,7 @@ fn plain_object<C: Collector>(
                 closed = is_false_schema(c, a.node);
                 true
             }
-            // Counted by the walk instead.
-            Keyword::Required(span)
-                if c.required_walked.get(span.start as usize) == Some(&true) =>
-            {
-                true
-            }
-            Keyword::Required(span) => c.strings[span.range()]
-                .iter()
-                .all(|name| o.contains_key(name.as_ref())),
+            Keyword::Required(span) => required_met(c, span, o),
             Keyword::MinProperties(min) => o.len() as u64 >= min,
             Keyword::MaxProperties(max) => o.len() as u64 <= max,
             // The shape admits nothing else.
@@ -1066,6 +1054,16 @@ fn plain_object<C: Collector>(
         }
     }
     met == c.walk_required(names)
+}
+
+/// `required` on the fail-fast path: true when the sibling properties walk counts the
+/// names instead, else each name looked up.
+#[inline]
+fn required_met(c: &Compiled, span: crate::schema::Span, o: &Map<String, Value>) -> bool {
+    c.required_walked.get(span.start as usize) == Some(&true)
+        || c.strings[span.range()]
+            .iter()
+            .all(|name| o.contains_key(name.as_ref()))
 }
 
 /// The keywords `body` of a node of assertions only, fail-fast.
