@@ -722,7 +722,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn compile_object(&mut self, task: &mut Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
-        let ptr = task.pointer.to_string();
+        let ptr: Arc<str> = task.pointer.clone();
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
         let id_kw_guess = task.dialect.id_keyword();
@@ -804,7 +804,8 @@ impl<'a> Compiler<'a> {
                 match v {
                     Value::Bool(b) => {
                         // Only a resource root's `$recursiveAnchor` counts.
-                        let is_resource_root = self.resource_meta[resource as usize].pointer == ptr;
+                        let is_resource_root =
+                            *self.resource_meta[resource as usize].pointer == *ptr;
                         if *b && is_resource_root {
                             self.recursive_anchor_resources[resource as usize] = true;
                             let name = self.intern_anchor("");
@@ -821,7 +822,7 @@ impl<'a> Compiler<'a> {
             if self.anchors.contains_key(&(resource, name.clone())) {
                 return Err(SchemaError::new(
                     SchemaErrorKind::DuplicateIdentifier,
-                    ptr.clone(),
+                    ptr.to_string(),
                     format!("the anchor {name:?} is defined more than once in one schema resource"),
                 ));
             }
