@@ -141,6 +141,8 @@ struct Compiler<'a> {
     recursive_anchor_resources: Vec<bool>,
     pending: Vec<PendingRef>,
     pattern_cache: AHashMap<String, u32>,
+    /// A buffer for building child pointers, kept across calls.
+    scratch: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
     location_bytes: usize,
 }
@@ -246,6 +248,7 @@ impl<'a> Compiler<'a> {
             recursive_anchor_resources: Vec::new(),
             pending: Vec::new(),
             pattern_cache: AHashMap::new(),
+            scratch: String::new(),
             location_bytes: 0,
         })
     }
@@ -261,7 +264,7 @@ impl<'a> Compiler<'a> {
         let base: Arc<str> = Arc::from(d.uri.as_str());
         let dialect = Dialect::standard(self.options.default_draft);
         let value = d.value;
-        Ok(self.mint(doc, value, String::new(), base, u32::MAX, dialect))
+        Ok(self.mint(doc, value, "", base, u32::MAX, dialect))
     }
 
     /// The node for a location, minting it (and enqueuing its compilation) if new.
@@ -269,7 +272,7 @@ impl<'a> Compiler<'a> {
         &mut self,
         doc: u32,
         value: &'a Value,
-        pointer: String,
+        pointer: &str,
         base: Arc<str>,
         resource: u32,
         dialect: Dialect,
@@ -472,7 +475,7 @@ impl<'a> Compiler<'a> {
             return Ok(Some(self.mint(
                 doc,
                 target,
-                location,
+                &location,
                 meta.base,
                 meta.resource,
                 meta.dialect,
@@ -570,11 +573,15 @@ impl<'a> Compiler<'a> {
         // Past the cap on kept locations, build no more of them: the run loop refuses the
         // schema before anything else is compiled.
         let len = task.pointer.len() + segments.iter().map(|s| s.len() + 1).sum::<usize>();
-        let ptr = if self.over_location_cap(len) {
-            String::new()
-        } else {
-            pointer::join(&task.pointer, segments)
-        };
+        // Built in a buffer kept across calls: the node's `Arc<str>` is the only allocation.
+        let mut ptr = std::mem::take(&mut self.scratch);
+        ptr.clear();
+        if !self.over_location_cap(len) {
+            ptr.push_str(&task.pointer);
+            for s in segments {
+                pointer::push(&mut ptr, s);
+            }
+        }
         // Walk down from the task's own value: no lookup from the document root.
         let mut value: &'a Value = task.value;
         for seg in segments {
@@ -586,14 +593,16 @@ impl<'a> Compiler<'a> {
             // Callers only name members that exist; stay put otherwise (compiles as-is).
             value = next.unwrap_or(&Value::Bool(true));
         }
-        self.mint(
+        let id = self.mint(
             task.doc,
             value,
-            ptr,
+            &ptr,
             task.base.clone(),
             task.resource,
             task.dialect,
-        )
+        );
+        self.scratch = ptr;
+        id
     }
 
     fn schema_list(

@@ -3,7 +3,7 @@
 /// Appends `/segment` to `pointer`, escaping `~` and `/`.
 pub(crate) fn push(pointer: &mut String, segment: &str) {
     pointer.push('/');
-    if !segment.contains(['~', '/']) {
+    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
         pointer.push_str(segment);
         return;
     }
