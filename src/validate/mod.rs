@@ -1086,12 +1086,14 @@ fn eval_leaf<C: Collector>(
             (Keyword::Const(i), Value::String(s)) => {
                 matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
             }
-            // A string has no more code points than bytes, and at least a quarter.
-            (Keyword::MaxLength(max), Value::String(s)) if s.len() as u64 <= max => true,
-            (Keyword::MinLength(min), Value::String(s))
-                if s.len() as u64 >= min.saturating_mul(4) =>
-            {
-                true
+            // A string has no more code points than bytes, and at least a quarter: the
+            // byte length decides most cases; counting is a small call of its own.
+            (Keyword::MaxLength(max), Value::String(s)) => {
+                s.len() as u64 <= max || code_points(s) <= max
+            }
+            (Keyword::MinLength(min), Value::String(s)) => {
+                s.len() as u64 >= min.saturating_mul(4)
+                    || (s.len() as u64 >= min && code_points(s) >= min)
             }
             (Keyword::MinItems(min), Value::Array(a)) => a.len() as u64 >= min,
             (Keyword::MaxItems(max), Value::Array(a)) => a.len() as u64 <= max,
@@ -1102,6 +1104,12 @@ fn eval_leaf<C: Collector>(
         }
     }
     true
+}
+
+/// The code points of `s` (kept out of line: it is rarely needed).
+#[inline(never)]
+fn code_points(s: &str) -> u64 {
+    json::char_count(s) as u64
 }
 
 /// The assertion keywords: they look at the instance itself, never at a subschema.
