@@ -241,6 +241,8 @@ fn plain_objects_walked_once() {
         (json!(false), false),
         (json!(true), true),
         (json!({}), true),
+        (json!({"type": "integer"}), true),
+        (json!({"type": "string"}), false),
     ] {
         let schema = Schema::compile(&json!({
             "type": "object",

@@ -297,11 +297,7 @@ pub(crate) fn optimize(c: &mut Compiled) {
             }
             Keyword::AdditionalProperties(a) => {
                 walks += 1;
-                let a = c.additional[a as usize];
-                let n = c.nodes[a.node.index()];
-                let anything = n.body().is_empty() && n.types == crate::json::TypeSet::all();
-                a.patterns.len() == 0
-                    && (anything || matches!(c.keywords_of(a.node), [Keyword::False]))
+                c.additional[a as usize].patterns.len() == 0
             }
             Keyword::Required(_) | Keyword::MinProperties(_) | Keyword::MaxProperties(_) => true,
             _ => false,

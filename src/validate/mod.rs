@@ -1017,7 +1017,8 @@ fn plain_object<C: Collector>(
         return true;
     };
     let mut names = crate::schema::Span { start: 0, end: 0 };
-    let mut closed = false;
+    // The schema for keys `names` does not hold (`additionalProperties`), if any.
+    let mut others = NodeId::NONE;
     for kw in &c.keywords[body] {
         let ok = match *kw {
             Keyword::Properties(span) => {
@@ -1027,7 +1028,7 @@ fn plain_object<C: Collector>(
             Keyword::AdditionalProperties(a) => {
                 let a = c.additional[a as usize];
                 names = a.properties;
-                closed = is_false_schema(c, a.node);
+                others = a.node;
                 true
             }
             Keyword::Required(span) => required_met(c, span, o),
@@ -1049,8 +1050,11 @@ fn plain_object<C: Collector>(
                     return false;
                 }
             }
-            None if closed => return false,
-            None => {}
+            None => {
+                if !others.is_none() && !eval(c, others, value, ctx, col) {
+                    return false;
+                }
+            }
         }
     }
     met == c.walk_required(names)
