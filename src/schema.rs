@@ -161,8 +161,8 @@ pub(crate) enum Shape {
     /// `items` from the first item whose schema is a non-strict `type` alone.
     TypedArray,
     /// An object checked by one walk over its keys: the body holds only `properties` (in
-    /// an order the walk may follow), or `additionalProperties` with no
-    /// `patternProperties`, and `required`, `minProperties`, `maxProperties`.
+    /// an order the walk may follow) or `additionalProperties` (with its siblings), and
+    /// `required`, `minProperties`, `maxProperties`.
     PlainObject,
     /// A `oneOf`/`anyOf` of type-only branches and nothing else (`{"anyOf": [{"type":
     /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for

@@ -370,3 +370,22 @@ fn many_tagged_branches_are_looked_up_by_tag() {
         check(&schema, &json!("not an object"), !one);
     }
 }
+
+#[test]
+fn objects_with_pattern_properties_and_required() {
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "@meta": {"type": "object"}},
+        "patternProperties": {"^[@$_#]": {"type": "object"}},
+        "additionalProperties": {"type": "integer"},
+        "required": ["name"]
+    }))
+    .unwrap();
+    check(&schema, &json!({"name": "a", "@x": {}, "n": 1}), true);
+    check(&schema, &json!({"name": "a", "@meta": {}}), true);
+    // "@meta" must satisfy both its own schema and the pattern's.
+    check(&schema, &json!({"name": "a", "@meta": 1}), false);
+    check(&schema, &json!({"name": "a", "@x": 1}), false);
+    check(&schema, &json!({"name": "a", "n": "x"}), false);
+    check(&schema, &json!({"@x": {}}), false);
+}

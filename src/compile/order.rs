@@ -295,9 +295,9 @@ pub(crate) fn optimize(c: &mut Compiled) {
                 walks += 1;
                 c.deferred_in_name_order.get(span.start as usize) == Some(&true)
             }
-            Keyword::AdditionalProperties(a) => {
+            Keyword::AdditionalProperties(_) => {
                 walks += 1;
-                c.additional[a as usize].patterns.len() == 0
+                true
             }
             Keyword::Required(_) | Keyword::MinProperties(_) | Keyword::MaxProperties(_) => true,
             _ => false,

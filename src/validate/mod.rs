@@ -413,7 +413,7 @@ pub(crate) fn eval<C: Collector>(
         // (The dynamic scope, when kept, must see the node itself.)
         let n = c.node(node);
         if n.shape == Shape::PlainObject && !enters_resource(c, n, &ctx) {
-            return plain_object(c, n.body(), instance, ctx, col);
+            return plain_object(c, node, n.body(), instance, ctx, col);
         }
     }
     eval_node(c, node, instance, ctx, col)
@@ -1008,6 +1008,7 @@ fn typed_array(c: &Compiled, body: std::ops::Range<usize>, instance: &Value) -> 
 #[inline(never)]
 fn plain_object<C: Collector>(
     c: &Compiled,
+    node: NodeId,
     body: std::ops::Range<usize>,
     instance: &Value,
     ctx: Ctx<'_>,
@@ -1019,16 +1020,22 @@ fn plain_object<C: Collector>(
     let mut names = crate::schema::Span { start: 0, end: 0 };
     // The schema for keys `names` does not hold (`additionalProperties`), if any.
     let mut others = NodeId::NONE;
-    for kw in &c.keywords[body] {
+    // `additionalProperties` with `patternProperties`: its own walk, at the end.
+    let mut patterned = None;
+    let start = body.start;
+    for (offset, kw) in c.keywords[body].iter().enumerate() {
         let ok = match *kw {
             Keyword::Properties(span) => {
                 names = span;
                 true
             }
-            Keyword::AdditionalProperties(a) => {
-                let a = c.additional[a as usize];
+            Keyword::AdditionalProperties(i) => {
+                let a = c.additional[i as usize];
                 names = a.properties;
                 others = a.node;
+                if a.patterns.len() > 0 {
+                    patterned = Some((start + offset, i));
+                }
                 true
             }
             Keyword::Required(span) => required_met(c, span, o),
@@ -1040,6 +1047,9 @@ fn plain_object<C: Collector>(
         if !ok {
             return false;
         }
+    }
+    if let Some((k, i)) = patterned {
+        return additional_properties(c, node, k, i, o, ctx, col);
     }
     let mut met = 0;
     for (key, value) in o {
