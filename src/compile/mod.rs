@@ -8,6 +8,7 @@ mod caps;
 mod cycles;
 pub(crate) mod dialect;
 mod dispatch;
+mod keys;
 mod order;
 pub(crate) mod pointer;
 pub(crate) mod uri;
@@ -19,7 +20,8 @@ use crate::pattern::Pattern;
 use crate::schema::*;
 use ahash::AHashMap;
 use dialect::{Dialect, vocab};
-use serde_json::{Map, Number, Value};
+use keys::{Keys, Kw};
+use serde_json::{Number, Value};
 use std::sync::Arc;
 
 /// Compiles `root` under `options`.
@@ -34,45 +36,6 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     order::optimize(&mut c.out);
     dispatch::build_all(&mut c.out);
     Ok(c.out)
-}
-
-/// The members of one schema object, read once: every keyword lookup is then a scan of
-/// a few 64-bit signatures instead of a `BTreeMap` search comparing strings (compiling
-/// asks each object for some forty keywords).
-pub(crate) struct Keys<'v> {
-    map: &'v Map<String, Value>,
-    entries: smallvec::SmallVec<[(u64, &'v str, &'v Value); 12]>,
-}
-
-impl<'v> Keys<'v> {
-    fn of(map: &'v Map<String, Value>) -> Keys<'v> {
-        Keys {
-            map,
-            entries: map
-                .iter()
-                .map(|(k, v)| (crate::names::signature(k), k.as_str(), v))
-                .collect(),
-        }
-    }
-
-    #[inline]
-    fn get(&self, name: &str) -> Option<&'v Value> {
-        let sig = crate::names::signature(name);
-        self.entries
-            .iter()
-            .find(|(s, k, _)| *s == sig && crate::names::same(k, name))
-            .map(|(_, _, v)| *v)
-    }
-
-    #[inline]
-    fn contains_key(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    /// Every member, in key order.
-    fn all(&self) -> serde_json::map::Iter<'v> {
-        self.map.iter()
-    }
 }
 
 /// One loaded document.
@@ -735,8 +698,8 @@ impl<'a> Compiler<'a> {
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
         let id_kw_guess = task.dialect.id_keyword();
-        if let Some(s) = map.get("$schema")
-            && (is_doc_root || map.contains_key("$id") || map.contains_key(id_kw_guess))
+        if let Some(s) = map.kw(Kw::Schema)
+            && (is_doc_root || map.has(Kw::Id) || map.contains_key(id_kw_guess))
         {
             let Value::String(declared) = s else {
                 return Err(invalid(&ptr, "$schema", "must be a string"));
@@ -744,7 +707,7 @@ impl<'a> Compiler<'a> {
             task.dialect = self.dialect_of(task, declared)?;
         }
         let d = task.dialect;
-        let has_ref = map.contains_key("$ref");
+        let has_ref = map.has(Kw::Ref);
         let ref_only = d.ref_overrides_siblings() && has_ref;
 
         // `$id`: a new resource and base URI.
@@ -789,7 +752,7 @@ impl<'a> Compiler<'a> {
             anchors.push((a, false));
         }
         if !ref_only && d.at_least(Draft::Draft201909) {
-            if let Some(a) = map.get("$anchor") {
+            if let Some(a) = map.kw(Kw::Anchor) {
                 let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
                     return Err(invalid(
                         &ptr,
@@ -800,7 +763,7 @@ impl<'a> Compiler<'a> {
                 anchors.push((a.to_string(), false));
             }
             if d.draft == Draft::Draft202012
-                && let Some(a) = map.get("$dynamicAnchor")
+                && let Some(a) = map.kw(Kw::DynamicAnchor)
             {
                 let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
                     return Err(invalid(&ptr, "$dynamicAnchor", "must be a plain name"));
@@ -808,7 +771,7 @@ impl<'a> Compiler<'a> {
                 anchors.push((a.to_string(), true));
             }
             if d.draft == Draft::Draft201909
-                && let Some(v) = map.get("$recursiveAnchor")
+                && let Some(v) = map.kw(Kw::RecursiveAnchor)
             {
                 match v {
                     Value::Bool(b) => {
@@ -938,7 +901,7 @@ impl<'a> Compiler<'a> {
 
         // Cheap, likely-failing checks first.
         if validation {
-            if let Some(t) = map.get("type") {
+            if let Some(t) = map.kw(Kw::Type) {
                 let mut set = TypeSet::empty();
                 let mut add = |v: &Value| -> Result<(), SchemaError> {
                     let ty = v.as_str().and_then(JsonType::from_name).ok_or_else(|| {
@@ -965,13 +928,13 @@ impl<'a> Compiler<'a> {
                 self.push_keyword(Keyword::Type(set), "type");
             }
             if d.at_least(Draft::Draft6)
-                && let Some(c) = map.get("const")
+                && let Some(c) = map.kw(Kw::Const)
             {
                 self.out.values.push(c.clone());
                 let i = (self.out.values.len() - 1) as u32;
                 self.push_keyword(Keyword::Const(i), "const");
             }
-            if let Some(e) = map.get("enum") {
+            if let Some(e) = map.kw(Kw::Enum) {
                 let Value::Array(items) = e else {
                     return Err(invalid(ptr, "enum", "must be an array"));
                 };
@@ -985,27 +948,28 @@ impl<'a> Compiler<'a> {
             }
             self.compile_numeric(task, map)?;
             for (kw, make) in [
-                ("minLength", Keyword::MinLength as fn(u64) -> Keyword),
-                ("maxLength", Keyword::MaxLength),
-                ("minItems", Keyword::MinItems),
-                ("maxItems", Keyword::MaxItems),
-                ("minProperties", Keyword::MinProperties),
-                ("maxProperties", Keyword::MaxProperties),
+                (Kw::MinLength, Keyword::MinLength as fn(u64) -> Keyword),
+                (Kw::MaxLength, Keyword::MaxLength),
+                (Kw::MinItems, Keyword::MinItems),
+                (Kw::MaxItems, Keyword::MaxItems),
+                (Kw::MinProperties, Keyword::MinProperties),
+                (Kw::MaxProperties, Keyword::MaxProperties),
             ] {
-                if let Some(v) = map.get(kw) {
+                if let Some(v) = map.kw(kw) {
+                    let kw = kw.name();
                     let n = non_negative(v)
                         .ok_or_else(|| invalid(ptr, kw, "must be a non-negative integer"))?;
                     self.push_keyword(make(n), kw);
                 }
             }
-            if let Some(p) = map.get("pattern") {
+            if let Some(p) = map.kw(Kw::Pattern) {
                 let Value::String(source) = p else {
                     return Err(invalid(ptr, "pattern", "must be a string"));
                 };
                 let i = self.pattern(source, pointer::join(ptr, &["pattern"]))?;
                 self.push_keyword(Keyword::Pattern(i), "pattern");
             }
-            if let Some(r) = map.get("required") {
+            if let Some(r) = map.kw(Kw::Required) {
                 let Value::Array(items) = r else {
                     return Err(invalid(ptr, "required", "must be an array of strings"));
                 };
@@ -1030,7 +994,7 @@ impl<'a> Compiler<'a> {
                 }
             }
             if d.at_least(Draft::Draft201909)
-                && let Some(dr) = map.get("dependentRequired")
+                && let Some(dr) = map.kw(Kw::DependentRequired)
             {
                 let Value::Object(deps) = dr else {
                     return Err(invalid(
@@ -1042,7 +1006,7 @@ impl<'a> Compiler<'a> {
                 self.dependent_required(ptr, "dependentRequired", deps.iter())?;
             }
         }
-        if let Some(f) = map.get("format") {
+        if let Some(f) = map.kw(Kw::Format) {
             let Value::String(name) = f else {
                 return Err(invalid(ptr, "format", "must be a string"));
             };
@@ -1085,14 +1049,14 @@ impl<'a> Compiler<'a> {
         }
 
         // References.
-        if let Some(r) = map.get("$ref") {
+        if let Some(r) = map.kw(Kw::Ref) {
             let r = r
                 .as_str()
                 .ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
         }
         if d.draft == Draft::Draft202012
-            && let Some(r) = map.get("$dynamicRef")
+            && let Some(r) = map.kw(Kw::DynamicRef)
         {
             let r = r
                 .as_str()
@@ -1100,7 +1064,7 @@ impl<'a> Compiler<'a> {
             self.add_ref(task, r, "$dynamicRef")?;
         }
         if d.draft == Draft::Draft201909
-            && let Some(r) = map.get("$recursiveRef")
+            && let Some(r) = map.kw(Kw::RecursiveRef)
         {
             let r = r
                 .as_str()
@@ -1112,51 +1076,52 @@ impl<'a> Compiler<'a> {
             self.compile_object_applicators(task, map)?;
             self.compile_array_applicators(task, map)?;
             for (kw, make) in [
-                ("allOf", Keyword::AllOf as fn(Span) -> Keyword),
-                ("anyOf", Keyword::AnyOf),
-                ("oneOf", Keyword::OneOf),
+                (Kw::AllOf, Keyword::AllOf as fn(Span) -> Keyword),
+                (Kw::AnyOf, Keyword::AnyOf),
+                (Kw::OneOf, Keyword::OneOf),
             ] {
-                if let Some(v) = map.get(kw) {
+                if let Some(v) = map.kw(kw) {
+                    let kw = kw.name();
                     let span = self.schema_list(task, kw, v)?;
                     self.push_keyword(make(span), kw);
                 }
             }
-            if let Some(_n) = map.get("not") {
+            if let Some(_n) = map.kw(Kw::Not) {
                 let id = self.child(task, &["not"]);
                 self.push_keyword(Keyword::Not(id), "not");
             }
             if d.at_least(Draft::Draft7) {
                 // `then`/`else` without `if` do nothing, but may still hold resources.
-                let then = if map.contains_key("then") {
+                let then = if map.has(Kw::Then) {
                     self.child(task, &["then"])
                 } else {
                     NodeId::NONE
                 };
-                let els = if map.contains_key("else") {
+                let els = if map.has(Kw::Else) {
                     self.child(task, &["else"])
                 } else {
                     NodeId::NONE
                 };
-                if map.contains_key("if") {
+                if map.has(Kw::If) {
                     // Kept even without `then`/`else`: its annotations reach `unevaluated*`.
                     let cond = self.child(task, &["if"]);
                     self.push_keyword(Keyword::If { cond, then, els }, "if");
                 }
             }
         }
-        if validation && matches!(map.get("uniqueItems"), Some(Value::Bool(true))) {
+        if validation && matches!(map.kw(Kw::UniqueItems), Some(Value::Bool(true))) {
             self.push_keyword(Keyword::UniqueItems, "uniqueItems");
-        } else if let Some(u) = map.get("uniqueItems")
+        } else if let Some(u) = map.kw(Kw::UniqueItems)
             && !u.is_boolean()
         {
             return Err(invalid(ptr, "uniqueItems", "must be a boolean"));
         }
         if d.has(vocab::UNEVALUATED) && d.at_least(Draft::Draft201909) {
-            if map.contains_key("unevaluatedProperties") {
+            if map.has(Kw::UnevaluatedProperties) {
                 let id = self.child(task, &["unevaluatedProperties"]);
                 self.push_keyword(Keyword::UnevaluatedProperties(id), "unevaluatedProperties");
             }
-            if map.contains_key("unevaluatedItems") {
+            if map.has(Kw::UnevaluatedItems) {
                 let id = self.child(task, &["unevaluatedItems"]);
                 self.push_keyword(Keyword::UnevaluatedItems(id), "unevaluatedItems");
             }
@@ -1168,19 +1133,12 @@ impl<'a> Compiler<'a> {
     /// for the `evaluate` path.
     fn record_annotations(&mut self, task: &Task<'a>, map: &Keys<'_>) {
         let start = self.out.annotation_values.len() as u32;
-        for (k, v) in map.all() {
-            let keep = match k.as_str() {
-                "title" | "description" | "default" | "examples" | "readOnly" | "writeOnly"
-                | "deprecated" | "format" | "contentEncoding" | "contentMediaType" => true,
-                // `contentSchema` only annotates alongside `contentMediaType`.
-                "contentSchema" => map.contains_key("contentMediaType"),
-                other => !is_known_keyword(other),
-            };
-            if keep {
-                self.out
-                    .annotation_values
-                    .push((Arc::from(k.as_str()), v.clone()));
+        for &(k, v) in map.annotations() {
+            // `contentSchema` only annotates alongside `contentMediaType`.
+            if k == "contentSchema" && !map.has(Kw::ContentMediaType) {
+                continue;
             }
+            self.out.annotation_values.push((Arc::from(k), v.clone()));
         }
         let end = self.out.annotation_values.len() as u32;
         self.out.node_annotations[task.node.index()] = Span { start, end };
@@ -1188,14 +1146,14 @@ impl<'a> Compiler<'a> {
 
     fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
-        let num = |kw: &str| -> Result<Option<&Number>, SchemaError> {
-            match map.get(kw) {
+        let num = |kw: Kw| -> Result<Option<&Number>, SchemaError> {
+            match map.kw(kw) {
                 None => Ok(None),
                 Some(Value::Number(n)) => Ok(Some(n)),
-                Some(_) => Err(invalid(ptr, kw, "must be a number")),
+                Some(_) => Err(invalid(ptr, kw.name(), "must be a number")),
             }
         };
-        if let Some(m) = num("multipleOf")? {
+        if let Some(m) = num(Kw::MultipleOf)? {
             if m.as_f64().is_none_or(|f| f <= 0.0) {
                 return Err(invalid(
                     ptr,
@@ -1208,25 +1166,25 @@ impl<'a> Compiler<'a> {
         }
         if task.dialect.draft == Draft::Draft4 {
             // Draft 4: boolean `exclusiveMaximum`/`exclusiveMinimum` modify their siblings.
-            let flag = |kw: &str| -> Result<bool, SchemaError> {
-                match map.get(kw) {
+            let flag = |kw: Kw| -> Result<bool, SchemaError> {
+                match map.kw(kw) {
                     None => Ok(false),
                     Some(Value::Bool(b)) => Ok(*b),
-                    Some(_) => Err(invalid(ptr, kw, "must be a boolean in draft 4")),
+                    Some(_) => Err(invalid(ptr, kw.name(), "must be a boolean in draft 4")),
                 }
             };
-            if let Some(m) = num("maximum")? {
+            if let Some(m) = num(Kw::Maximum)? {
                 let i = self.limit(m);
-                let kw = if flag("exclusiveMaximum")? {
+                let kw = if flag(Kw::ExclusiveMaximum)? {
                     Keyword::ExclusiveMaximum(i)
                 } else {
                     Keyword::Maximum(i)
                 };
                 self.push_keyword(kw, "maximum");
             }
-            if let Some(m) = num("minimum")? {
+            if let Some(m) = num(Kw::Minimum)? {
                 let i = self.limit(m);
-                let kw = if flag("exclusiveMinimum")? {
+                let kw = if flag(Kw::ExclusiveMinimum)? {
                     Keyword::ExclusiveMinimum(i)
                 } else {
                     Keyword::Minimum(i)
@@ -1236,14 +1194,14 @@ impl<'a> Compiler<'a> {
             return Ok(());
         }
         for (kw, make) in [
-            ("maximum", Keyword::Maximum as fn(u32) -> Keyword),
-            ("exclusiveMaximum", Keyword::ExclusiveMaximum),
-            ("minimum", Keyword::Minimum),
-            ("exclusiveMinimum", Keyword::ExclusiveMinimum),
+            (Kw::Maximum, Keyword::Maximum as fn(u32) -> Keyword),
+            (Kw::ExclusiveMaximum, Keyword::ExclusiveMaximum),
+            (Kw::Minimum, Keyword::Minimum),
+            (Kw::ExclusiveMinimum, Keyword::ExclusiveMinimum),
         ] {
             if let Some(m) = num(kw)? {
                 let i = self.limit(m);
-                self.push_keyword(make(i), kw);
+                self.push_keyword(make(i), kw.name());
             }
         }
         Ok(())
@@ -1298,7 +1256,7 @@ impl<'a> Compiler<'a> {
         let d = task.dialect;
         let mut props_span = Span { start: 0, end: 0 };
         let mut patterns_span = Span { start: 0, end: 0 };
-        if let Some(p) = map.get("properties") {
+        if let Some(p) = map.kw(Kw::Properties) {
             let Value::Object(props) = p else {
                 return Err(invalid(ptr, "properties", "must be an object of schemas"));
             };
@@ -1314,11 +1272,11 @@ impl<'a> Compiler<'a> {
                 end: self.out.properties.len() as u32,
             };
             // With `additionalProperties`, one pass over the instance does all three.
-            if props_span.len() > 0 && !map.contains_key("additionalProperties") {
+            if props_span.len() > 0 && !map.has(Kw::AdditionalProperties) {
                 self.push_keyword(Keyword::Properties(props_span), "properties");
             }
         }
-        if let Some(p) = map.get("patternProperties") {
+        if let Some(p) = map.kw(Kw::PatternProperties) {
             let Value::Object(pats) = p else {
                 return Err(invalid(
                     ptr,
@@ -1337,14 +1295,14 @@ impl<'a> Compiler<'a> {
                 start,
                 end: self.out.pattern_properties.len() as u32,
             };
-            if patterns_span.len() > 0 && !map.contains_key("additionalProperties") {
+            if patterns_span.len() > 0 && !map.has(Kw::AdditionalProperties) {
                 self.push_keyword(
                     Keyword::PatternProperties(patterns_span),
                     "patternProperties",
                 );
             }
         }
-        if map.contains_key("additionalProperties") {
+        if map.has(Kw::AdditionalProperties) {
             let node = self.child(task, &["additionalProperties"]);
             self.out.additional.push(Additional {
                 node,
@@ -1354,7 +1312,7 @@ impl<'a> Compiler<'a> {
             let i = (self.out.additional.len() - 1) as u32;
             self.push_keyword(Keyword::AdditionalProperties(i), "additionalProperties");
         }
-        if d.at_least(Draft::Draft6) && map.contains_key("propertyNames") {
+        if d.at_least(Draft::Draft6) && map.has(Kw::PropertyNames) {
             let node = self.child(task, &["propertyNames"]);
             self.push_keyword(Keyword::PropertyNames(node), "propertyNames");
         }
@@ -1419,12 +1377,12 @@ impl<'a> Compiler<'a> {
         let d = task.dialect;
         if d.draft == Draft::Draft202012 {
             let mut prefix_len = 0u32;
-            if let Some(p) = map.get("prefixItems") {
+            if let Some(p) = map.kw(Kw::PrefixItems) {
                 let span = self.schema_list(task, "prefixItems", p)?;
                 prefix_len = span.len() as u32;
                 self.push_keyword(Keyword::PrefixItems(span), "prefixItems");
             }
-            if let Some(items) = map.get("items") {
+            if let Some(items) = map.kw(Kw::Items) {
                 if !(items.is_object() || items.is_boolean()) {
                     return Err(invalid(ptr, "items", "must be a schema"));
                 }
@@ -1438,13 +1396,13 @@ impl<'a> Compiler<'a> {
                 );
             }
         } else {
-            match map.get("items") {
+            match map.kw(Kw::Items) {
                 Some(Value::Array(_)) => {
-                    let list = map.get("items").cloned().unwrap_or(Value::Null);
+                    let list = map.kw(Kw::Items).cloned().unwrap_or(Value::Null);
                     let span = self.schema_list_allow_empty(task, "items", &list)?;
                     let prefix_len = span.len() as u32;
                     self.push_keyword(Keyword::PrefixItems(span), "items");
-                    if map.contains_key("additionalItems") {
+                    if map.has(Kw::AdditionalItems) {
                         let node = self.child(task, &["additionalItems"]);
                         self.push_keyword(
                             Keyword::Items {
@@ -1469,16 +1427,16 @@ impl<'a> Compiler<'a> {
                 None => {}
             }
         }
-        if d.at_least(Draft::Draft6) && map.contains_key("contains") {
+        if d.at_least(Draft::Draft6) && map.has(Kw::Contains) {
             let node = self.child(task, &["contains"]);
             let (mut min, mut max) = (1u64, None);
             if d.at_least(Draft::Draft201909) && d.has(vocab::VALIDATION) {
-                if let Some(v) = map.get("minContains") {
+                if let Some(v) = map.kw(Kw::MinContains) {
                     min = non_negative(v).ok_or_else(|| {
                         invalid(ptr, "minContains", "must be a non-negative integer")
                     })?;
                 }
-                if let Some(v) = map.get("maxContains") {
+                if let Some(v) = map.kw(Kw::MaxContains) {
                     max = Some(non_negative(v).ok_or_else(|| {
                         invalid(ptr, "maxContains", "must be a non-negative integer")
                     })?);
@@ -1512,65 +1470,4 @@ fn is_anchor_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
-}
-
-/// Every keyword some supported draft defines; anything else is an unknown keyword,
-/// collected as an annotation.
-fn is_known_keyword(k: &str) -> bool {
-    matches!(
-        k,
-        "$schema"
-            | "$id"
-            | "id"
-            | "$ref"
-            | "$defs"
-            | "definitions"
-            | "$anchor"
-            | "$dynamicRef"
-            | "$dynamicAnchor"
-            | "$recursiveRef"
-            | "$recursiveAnchor"
-            | "$vocabulary"
-            | "$comment"
-            | "allOf"
-            | "anyOf"
-            | "oneOf"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "dependentSchemas"
-            | "dependencies"
-            | "prefixItems"
-            | "items"
-            | "additionalItems"
-            | "contains"
-            | "properties"
-            | "patternProperties"
-            | "additionalProperties"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "type"
-            | "enum"
-            | "const"
-            | "multipleOf"
-            | "maximum"
-            | "exclusiveMaximum"
-            | "minimum"
-            | "exclusiveMinimum"
-            | "maxLength"
-            | "minLength"
-            | "pattern"
-            | "maxItems"
-            | "minItems"
-            | "uniqueItems"
-            | "maxContains"
-            | "minContains"
-            | "maxProperties"
-            | "minProperties"
-            | "required"
-            | "dependentRequired"
-            | "contentSchema"
-    )
 }
