@@ -375,6 +375,14 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
+    /// Gives back the room reserved for the per-node tables and not used.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.node_info.shrink_to_fit();
+        self.node_annotations.shrink_to_fit();
+        self.keywords.shrink_to_fit();
+        self.keyword_names.shrink_to_fit();
+    }
     #[inline]
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.index()]

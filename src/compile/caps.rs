@@ -5,8 +5,9 @@ use crate::error::{SchemaError, SchemaErrorKind};
 use serde_json::Value;
 
 /// Checks `root` against `limits` without recursion (a deep document cannot overflow the
-/// stack here).
-pub(crate) fn check(root: &Value, limits: &Limits) -> Result<(), SchemaError> {
+/// stack here), and returns how many objects it holds (an upper bound on its subschemas,
+/// for sizing the arena).
+pub(crate) fn check(root: &Value, limits: &Limits) -> Result<usize, SchemaError> {
     let mut objects = 0usize;
     let mut stack: Vec<(&Value, usize)> = vec![(root, 1)];
     while let Some((value, depth)) = stack.pop() {
@@ -37,7 +38,7 @@ pub(crate) fn check(root: &Value, limits: &Limits) -> Result<(), SchemaError> {
             _ => {}
         }
     }
-    Ok(())
+    Ok(objects)
 }
 
 fn depth_predicate(max: usize) -> impl Fn(usize) -> bool {

@@ -26,8 +26,9 @@ use std::sync::Arc;
 
 /// Compiles `root` under `options`.
 pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, SchemaError> {
-    caps::check(root, &options.limits)?;
+    let objects = caps::check(root, &options.limits)?;
     let mut c = Compiler::new(root, options)?;
+    c.reserve(objects);
     let root_id = c.load_root()?;
     c.run()?;
     c.out.root = root_id;
@@ -35,6 +36,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
     order::optimize(&mut c.out);
     dispatch::build_all(&mut c.out);
+    c.out.shrink_to_fit();
     Ok(c.out)
 }
 
@@ -214,6 +216,20 @@ impl<'a> Compiler<'a> {
             scratch: String::new(),
             location_bytes: 0,
         })
+    }
+
+    /// Sizes the per-node tables for about `objects` nodes: growing them by doubling
+    /// copied each one several times over.
+    fn reserve(&mut self, objects: usize) {
+        // Most objects of a schema are subschemas; keywords average under two per node.
+        let nodes = objects.min(1 << 20);
+        self.out.nodes.reserve(nodes);
+        self.out.node_info.reserve(nodes);
+        self.out.node_annotations.reserve(nodes);
+        self.meta.reserve(nodes);
+        self.out.keywords.reserve(nodes * 2);
+        self.out.keyword_names.reserve(nodes * 2);
+        self.location_to_node.push(AHashMap::with_capacity(nodes));
     }
 
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
