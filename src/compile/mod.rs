@@ -74,13 +74,21 @@ struct ResourceMeta {
 }
 
 /// A reference waiting for every location to be known.
-struct PendingRef {
+struct PendingRef<'a> {
     /// Index of the keyword to patch (`Ref`), or of the dynamic-ref entry.
     slot: RefSlot,
-    reference: String,
+    reference: &'a str,
     base: Arc<str>,
-    /// Where the reference stands, for errors.
-    location: String,
+    /// Where the reference stands, for errors: the node's pointer and the keyword (joined
+    /// only when an error needs them).
+    at: Arc<str>,
+    keyword: &'static str,
+}
+
+impl PendingRef<'_> {
+    fn location(&self) -> String {
+        pointer::join(&self.at, &[self.keyword])
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -104,7 +112,7 @@ struct Compiler<'a> {
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
     recursive_anchor_resources: Vec<bool>,
-    pending: Vec<PendingRef>,
+    pending: Vec<PendingRef<'a>>,
     pattern_cache: AHashMap<String, u32>,
     /// A buffer for building child pointers, kept across calls.
     scratch: String,
@@ -347,7 +355,7 @@ impl<'a> Compiler<'a> {
                 let r = &self.pending[0];
                 return Err(SchemaError::new(
                     SchemaErrorKind::UnresolvedReference,
-                    r.location.clone(),
+                    r.location(),
                     format!("{:?} resolves to nothing", r.reference),
                 ));
             }
@@ -388,16 +396,18 @@ impl<'a> Compiler<'a> {
 
     /// Resolves a pending reference: `Some(node)`, or `None` when a registered document had
     /// to be loaded first.
-    fn resolve(&mut self, r: &PendingRef) -> Result<Option<NodeId>, SchemaError> {
-        let unresolved = |why: String| {
-            SchemaError::new(
-                SchemaErrorKind::UnresolvedReference,
-                r.location.clone(),
-                why,
-            )
+    fn resolve(&mut self, r: &PendingRef<'a>) -> Result<Option<NodeId>, SchemaError> {
+        let unresolved =
+            |why: String| SchemaError::new(SchemaErrorKind::UnresolvedReference, r.location(), why);
+        // `#...` (most references): the base as it is, no URI to build.
+        let full;
+        let (resource_uri, fragment) = match uri::plain_fragment(r.reference, &r.base) {
+            Some(fragment) => (&*r.base, fragment),
+            None => {
+                full = uri::resolve(r.reference, &r.base).map_err(unresolved)?;
+                uri::split_fragment(&full)
+            }
         };
-        let full = uri::resolve(&r.reference, &r.base).map_err(unresolved)?;
-        let (resource_uri, fragment) = uri::split_fragment(&full);
         let Some(&resource) = self.resource_by_uri.get(resource_uri) else {
             if let Some(doc) = self.docs.iter().position(|d| d.uri == resource_uri) {
                 // Loaded in this round already: its resources are known after the next one.
@@ -423,7 +433,11 @@ impl<'a> Compiler<'a> {
             }
             let rm = &self.resource_meta[resource as usize];
             let doc = rm.doc;
-            let location = format!("{}{}", rm.pointer, fragment);
+            let location = if rm.pointer.is_empty() {
+                fragment
+            } else {
+                std::borrow::Cow::Owned(format!("{}{}", rm.pointer, fragment))
+            };
             if let Some(&id) = self.node_at(doc, &location) {
                 return Ok(Some(id));
             }
@@ -460,7 +474,7 @@ impl<'a> Compiler<'a> {
                 meta.dialect,
             )));
         }
-        match self.anchors.get(&(resource, fragment.clone())) {
+        match self.anchors.get(&(resource, fragment.to_string())) {
             Some(&(id, _)) => Ok(Some(id)),
             None => Err(unresolved(format!(
                 "{:?} resolves to nothing: no anchor {fragment:?}",
@@ -709,7 +723,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn compile_object(&mut self, task: &mut Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
+    fn compile_object(&mut self, task: &mut Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {
         let ptr: Arc<str> = task.pointer.clone();
         let is_doc_root = ptr.is_empty();
         // `$schema` counts on resource roots only.
@@ -860,14 +874,13 @@ impl<'a> Compiler<'a> {
     fn add_ref(
         &mut self,
         task: &Task<'a>,
-        reference: &str,
+        reference: &'a str,
         kw: &'static str,
     ) -> Result<(), SchemaError> {
-        let location = pointer::join(&task.pointer, &[kw]);
         if self.options.refs_fragment_only && !reference.starts_with('#') {
             return Err(SchemaError::new(
                 SchemaErrorKind::ForbiddenReference,
-                location,
+                pointer::join(&task.pointer, &[kw]),
                 format!(
                     "{reference:?} is not a fragment reference (only \"#...\" references are allowed)"
                 ),
@@ -901,14 +914,15 @@ impl<'a> Compiler<'a> {
         };
         self.pending.push(PendingRef {
             slot,
-            reference: reference.to_string(),
+            reference,
             base: task.base.clone(),
-            location,
+            at: task.pointer.clone(),
+            keyword: kw,
         });
         Ok(())
     }
 
-    fn compile_keywords(&mut self, task: &Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
+    fn compile_keywords(&mut self, task: &Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;
         let validation = d.has(vocab::VALIDATION);
@@ -1147,7 +1161,7 @@ impl<'a> Compiler<'a> {
 
     /// Keeps the node's annotation keywords (meta-data, format, content, unknown keywords)
     /// for the `evaluate` path.
-    fn record_annotations(&mut self, task: &Task<'a>, map: &Keys<'_>) {
+    fn record_annotations(&mut self, task: &Task<'a>, map: &Keys<'a>) {
         let start = self.out.annotation_values.len() as u32;
         for &(k, v) in map.annotations() {
             // `contentSchema` only annotates alongside `contentMediaType`.
@@ -1160,7 +1174,7 @@ impl<'a> Compiler<'a> {
         self.out.node_annotations[task.node.index()] = Span { start, end };
     }
 
-    fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'_>) -> Result<(), SchemaError> {
+    fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let num = |kw: Kw| -> Result<Option<&Number>, SchemaError> {
             match map.kw(kw) {
@@ -1266,7 +1280,7 @@ impl<'a> Compiler<'a> {
     fn compile_object_applicators(
         &mut self,
         task: &Task<'a>,
-        map: &Keys<'_>,
+        map: &Keys<'a>,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;
@@ -1348,7 +1362,7 @@ impl<'a> Compiler<'a> {
     fn dependent_schemas(
         &mut self,
         task: &Task<'a>,
-        map: &Keys<'_>,
+        map: &Keys<'a>,
         dep_schemas_kw: &'static str,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
@@ -1387,7 +1401,7 @@ impl<'a> Compiler<'a> {
     fn compile_array_applicators(
         &mut self,
         task: &Task<'a>,
-        map: &Keys<'_>,
+        map: &Keys<'a>,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
         let d = task.dialect;

@@ -63,9 +63,9 @@ pub(crate) fn to_fragment(pointer: &str) -> String {
 
 /// Decodes `%XX` escapes in a URI fragment; `None` when the result is not UTF-8 or an
 /// escape is malformed.
-pub(crate) fn percent_decode(fragment: &str) -> Option<String> {
+pub(crate) fn percent_decode(fragment: &str) -> Option<std::borrow::Cow<'_, str>> {
     if !fragment.contains('%') {
-        return Some(fragment.to_string());
+        return Some(std::borrow::Cow::Borrowed(fragment));
     }
     let bytes = fragment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -81,7 +81,7 @@ pub(crate) fn percent_decode(fragment: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(std::borrow::Cow::Owned)
 }
 
 /// Whether a (decoded) pointer is well formed: empty or `/`-led, every `~` escaped.

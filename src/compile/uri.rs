@@ -8,14 +8,7 @@ pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
 /// Resolves `reference` against the absolute `base` (which has no fragment), returning a
 /// normalized absolute URI that may carry a fragment.
 pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
-    // A fragment-only reference keeps the base as it is (RFC 3986, 5.2.2): no parsing.
-    // Fragments with characters a URI may not hold still go the long way, to be refused.
-    if let Some(fragment) = reference.strip_prefix('#')
-        && !base.contains('#')
-        && fragment
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b))
-    {
+    if let Some(fragment) = plain_fragment(reference, base) {
         return Ok(format!("{base}#{fragment}"));
     }
     let reference_parsed = UriRef::parse(reference)
@@ -28,6 +21,18 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
         .resolve_against(&base_parsed)
         .map(|u| u.normalize().to_string())
         .map_err(|e| format!("{reference:?} cannot be resolved against {base:?}: {e}"))
+}
+
+/// The fragment of a fragment-only `reference`, which keeps `base` as it is (RFC 3986,
+/// 5.2.2): no parsing. `None` for any other reference, and for fragments with characters
+/// a URI may not hold (they go the long way, to be refused).
+pub(crate) fn plain_fragment<'r>(reference: &'r str, base: &str) -> Option<&'r str> {
+    let fragment = reference.strip_prefix('#')?;
+    let plain = !base.contains('#')
+        && fragment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&b));
+    plain.then_some(fragment)
 }
 
 /// Normalizes an absolute URI given by a caller (registered documents).
