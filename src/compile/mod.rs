@@ -113,6 +113,9 @@ struct Compiler<'a> {
     anchor_names: AHashMap<String, u32>,
     recursive_anchor_resources: Vec<bool>,
     pending: Vec<PendingRef<'a>>,
+    /// Resolved references by their text and base (the base's address: one `Arc` per
+    /// resource), since a schema names the same definitions over and over.
+    resolved: AHashMap<(&'a str, usize), NodeId>,
     pattern_cache: AHashMap<String, u32>,
     /// A buffer for building child pointers, kept across calls.
     scratch: String,
@@ -220,6 +223,7 @@ impl<'a> Compiler<'a> {
             anchor_names: AHashMap::new(),
             recursive_anchor_resources: Vec::new(),
             pending: Vec::new(),
+            resolved: AHashMap::new(),
             pattern_cache: AHashMap::new(),
             scratch: String::new(),
             location_bytes: 0,
@@ -341,9 +345,16 @@ impl<'a> Compiler<'a> {
             let pending = std::mem::take(&mut self.pending);
             let mut progressed = false;
             for r in pending {
-                match self.resolve(&r)? {
+                let key = (r.reference, Arc::as_ptr(&r.base) as *const u8 as usize);
+                let known = self.resolved.get(&key).copied();
+                let target = match known {
+                    Some(target) => Some(target),
+                    None => self.resolve(&r)?,
+                };
+                match target {
                     Some(target) => {
                         progressed = true;
+                        self.resolved.insert(key, target);
                         self.patch(r.slot, target)
                     }
                     None => self.pending.push(r),
