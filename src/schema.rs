@@ -371,7 +371,41 @@ pub(crate) struct Compiled {
     /// Per node: its annotation keywords (`title`, `default`, unknown keywords, ...), a
     /// range of `annotation_values`. Read only on the `evaluate` path.
     pub(crate) node_annotations: Vec<Span>,
-    pub(crate) annotation_values: Vec<(Arc<str>, Value)>,
+    pub(crate) annotation_values: Vec<Annotation>,
+    /// The names of the annotations and their string values, end to end: one buffer
+    /// instead of an allocation for each (descriptions are most of a schema's text).
+    pub(crate) annotation_text: String,
+}
+
+/// One annotation keyword of a node, for `evaluate`.
+#[derive(Debug)]
+pub(crate) struct Annotation {
+    /// Its name (a string).
+    pub(crate) name: AnnotationValue,
+    pub(crate) value: AnnotationValue,
+}
+
+#[derive(Debug)]
+pub(crate) enum AnnotationValue {
+    /// A string, in `annotation_text`.
+    Text(Span),
+    /// Anything else (and strings past 4 GiB of text).
+    Other(Value),
+}
+
+impl Compiled {
+    /// An annotation's name and value (the value is built: `evaluate` hands it out).
+    pub(crate) fn annotation<'s>(&'s self, a: &'s Annotation) -> (&'s str, Value) {
+        let name = match &a.name {
+            AnnotationValue::Text(span) => &self.annotation_text[span.range()],
+            AnnotationValue::Other(v) => v.as_str().unwrap_or_default(),
+        };
+        let value = match &a.value {
+            AnnotationValue::Text(span) => Value::String(self.annotation_text[span.range()].into()),
+            AnnotationValue::Other(v) => v.clone(),
+        };
+        (name, value)
+    }
 }
 
 impl Compiled {
@@ -382,6 +416,7 @@ impl Compiled {
         self.node_annotations.shrink_to_fit();
         self.keywords.shrink_to_fit();
         self.keyword_names.shrink_to_fit();
+        self.annotation_text.shrink_to_fit();
     }
     #[inline]
     pub(crate) fn node(&self, id: NodeId) -> &Node {

@@ -212,6 +212,7 @@ impl<'a> Compiler<'a> {
                 resources: Vec::new(),
                 node_annotations: Vec::new(),
                 annotation_values: Vec::new(),
+                annotation_text: String::new(),
             },
             docs,
             tasks: Vec::new(),
@@ -1179,10 +1180,28 @@ impl<'a> Compiler<'a> {
             if k == "contentSchema" && !map.has(Kw::ContentMediaType) {
                 continue;
             }
-            self.out.annotation_values.push((Arc::from(k), v.clone()));
+            let name = self.text(k);
+            let value = match v {
+                Value::String(text) => self.text(text),
+                other => AnnotationValue::Other(other.clone()),
+            };
+            self.out.annotation_values.push(Annotation { name, value });
         }
         let end = self.out.annotation_values.len() as u32;
         self.out.node_annotations[task.node.index()] = Span { start, end };
+    }
+
+    /// The string `s`, appended to the annotation text (while its offsets fit in `u32`).
+    fn text(&mut self, s: &str) -> AnnotationValue {
+        let text = &mut self.out.annotation_text;
+        let (start, end) = (text.len(), text.len().saturating_add(s.len()));
+        match (u32::try_from(start), u32::try_from(end)) {
+            (Ok(start), Ok(end)) => {
+                text.push_str(s);
+                AnnotationValue::Text(Span { start, end })
+            }
+            _ => AnnotationValue::Other(Value::String(s.to_string())),
+        }
     }
 
     fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {

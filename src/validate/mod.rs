@@ -598,12 +598,13 @@ fn eval_node<C: Collector>(
     }
     if C::ANNOTATE {
         if valid {
-            for (name, value) in &c.annotation_values[c.node_annotations[node.index()].range()] {
+            for a in &c.annotation_values[c.node_annotations[node.index()].range()] {
+                let (name, value) = c.annotation(a);
                 // The content keywords annotate strings only.
                 if name.starts_with("content") && !instance.is_string() {
                     continue;
                 }
-                col.annotate(c, ctx, node, name, value.clone());
+                col.annotate(c, ctx, node, name, value);
             }
         } else {
             col.rollback(mark);
