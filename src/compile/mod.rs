@@ -1320,13 +1320,13 @@ impl<'a> Compiler<'a> {
             let Value::Object(props) = p else {
                 return Err(invalid(ptr, "properties", "must be an object of schemas"));
             };
-            let mut entries: Vec<(Arc<str>, NodeId)> = props
-                .keys()
-                .map(|k| (Arc::from(k.as_str()), self.child(task, &["properties", k])))
-                .collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
             let start = self.out.properties.len() as u32;
-            self.out.properties.extend(entries);
+            for k in props.keys() {
+                let entry = (Arc::from(k.as_str()), self.child(task, &["properties", k]));
+                self.out.properties.push(entry);
+            }
+            // In key order already, unless serde_json keeps insertion order.
+            self.out.properties[start as usize..].sort_by(|a, b| a.0.cmp(&b.0));
             props_span = Span {
                 start,
                 end: self.out.properties.len() as u32,
