@@ -574,7 +574,9 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn child(&mut self, task: &Task<'a>, segments: &[&str]) -> NodeId {
+    /// The node for the member of the task's value at `segments` (which the caller has
+    /// in hand as `value`), minted if new.
+    fn child(&mut self, task: &Task<'a>, segments: &[&str], value: &'a Value) -> NodeId {
         // Past the cap on kept locations, build no more of them: the run loop refuses the
         // schema before anything else is compiled.
         let len = task.pointer.len() + segments.iter().map(|s| s.len() + 1).sum::<usize>();
@@ -586,17 +588,6 @@ impl<'a> Compiler<'a> {
             for s in segments {
                 pointer::push(&mut ptr, s);
             }
-        }
-        // Walk down from the task's own value: no lookup from the document root.
-        let mut value: &'a Value = task.value;
-        for seg in segments {
-            let next = match value {
-                Value::Object(map) => map.get(*seg),
-                Value::Array(items) => seg.parse::<usize>().ok().and_then(|i| items.get(i)),
-                _ => None,
-            };
-            // Callers only name members that exist; stay put otherwise (compiles as-is).
-            value = next.unwrap_or(&Value::Bool(true));
         }
         let id = self.mint(
             task.doc,
@@ -614,7 +605,7 @@ impl<'a> Compiler<'a> {
         &mut self,
         task: &Task<'a>,
         kw: &str,
-        value: &Value,
+        value: &'a Value,
     ) -> Result<Span, SchemaError> {
         let Value::Array(items) = value else {
             return Err(invalid(&task.pointer, kw, "must be an array of schemas"));
@@ -626,11 +617,12 @@ impl<'a> Compiler<'a> {
                 "must be a non-empty array of schemas",
             ));
         }
-        let ids: Vec<NodeId> = (0..items.len())
-            .map(|i| self.child(task, &[kw, &i.to_string()]))
-            .collect();
         let start = self.out.node_lists.len() as u32;
-        self.out.node_lists.extend(ids);
+        let mut digits = [0u8; 20];
+        for (i, item) in items.iter().enumerate() {
+            let id = self.child(task, &[kw, decimal(i, &mut digits)], item);
+            self.out.node_lists.push(id);
+        }
         Ok(Span {
             start,
             end: self.out.node_lists.len() as u32,
@@ -861,8 +853,8 @@ impl<'a> Compiler<'a> {
                 Some(Value::Object(defs))
                     if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) =>
                 {
-                    for name in defs.keys() {
-                        self.child(task, &[defs_kw, name]);
+                    for (name, def) in defs {
+                        self.child(task, &[defs_kw, name], def);
                     }
                 }
                 Some(_) if is_keyword => {
@@ -1128,25 +1120,23 @@ impl<'a> Compiler<'a> {
                     self.push_keyword(make(span), kw);
                 }
             }
-            if let Some(_n) = map.kw(Kw::Not) {
-                let id = self.child(task, &["not"]);
+            if let Some(not) = map.kw(Kw::Not) {
+                let id = self.child(task, &["not"], not);
                 self.push_keyword(Keyword::Not(id), "not");
             }
             if d.at_least(Draft::Draft7) {
                 // `then`/`else` without `if` do nothing, but may still hold resources.
-                let then = if map.has(Kw::Then) {
-                    self.child(task, &["then"])
-                } else {
-                    NodeId::NONE
+                let then = match map.kw(Kw::Then) {
+                    Some(v) => self.child(task, &["then"], v),
+                    None => NodeId::NONE,
                 };
-                let els = if map.has(Kw::Else) {
-                    self.child(task, &["else"])
-                } else {
-                    NodeId::NONE
+                let els = match map.kw(Kw::Else) {
+                    Some(v) => self.child(task, &["else"], v),
+                    None => NodeId::NONE,
                 };
-                if map.has(Kw::If) {
+                if let Some(v) = map.kw(Kw::If) {
                     // Kept even without `then`/`else`: its annotations reach `unevaluated*`.
-                    let cond = self.child(task, &["if"]);
+                    let cond = self.child(task, &["if"], v);
                     self.push_keyword(Keyword::If { cond, then, els }, "if");
                 }
             }
@@ -1159,12 +1149,12 @@ impl<'a> Compiler<'a> {
             return Err(invalid(ptr, "uniqueItems", "must be a boolean"));
         }
         if d.has(vocab::UNEVALUATED) && d.at_least(Draft::Draft201909) {
-            if map.has(Kw::UnevaluatedProperties) {
-                let id = self.child(task, &["unevaluatedProperties"]);
+            if let Some(v) = map.kw(Kw::UnevaluatedProperties) {
+                let id = self.child(task, &["unevaluatedProperties"], v);
                 self.push_keyword(Keyword::UnevaluatedProperties(id), "unevaluatedProperties");
             }
-            if map.has(Kw::UnevaluatedItems) {
-                let id = self.child(task, &["unevaluatedItems"]);
+            if let Some(v) = map.kw(Kw::UnevaluatedItems) {
+                let id = self.child(task, &["unevaluatedItems"], v);
                 self.push_keyword(Keyword::UnevaluatedItems(id), "unevaluatedItems");
             }
         }
@@ -1321,8 +1311,11 @@ impl<'a> Compiler<'a> {
                 return Err(invalid(ptr, "properties", "must be an object of schemas"));
             };
             let start = self.out.properties.len() as u32;
-            for k in props.keys() {
-                let entry = (Arc::from(k.as_str()), self.child(task, &["properties", k]));
+            for (k, v) in props {
+                let entry = (
+                    Arc::from(k.as_str()),
+                    self.child(task, &["properties", k], v),
+                );
                 self.out.properties.push(entry);
             }
             // In key order already, unless serde_json keeps insertion order.
@@ -1345,9 +1338,9 @@ impl<'a> Compiler<'a> {
                 ));
             };
             let mut entries = Vec::with_capacity(pats.len());
-            for k in pats.keys() {
+            for (k, v) in pats {
                 let pi = self.pattern(k, pointer::join(ptr, &["patternProperties", k]))?;
-                entries.push((pi, self.child(task, &["patternProperties", k])));
+                entries.push((pi, self.child(task, &["patternProperties", k], v)));
             }
             let start = self.out.pattern_properties.len() as u32;
             self.out.pattern_properties.extend(entries);
@@ -1362,8 +1355,8 @@ impl<'a> Compiler<'a> {
                 );
             }
         }
-        if map.has(Kw::AdditionalProperties) {
-            let node = self.child(task, &["additionalProperties"]);
+        if let Some(v) = map.kw(Kw::AdditionalProperties) {
+            let node = self.child(task, &["additionalProperties"], v);
             self.out.additional.push(Additional {
                 node,
                 properties: props_span,
@@ -1372,8 +1365,10 @@ impl<'a> Compiler<'a> {
             let i = (self.out.additional.len() - 1) as u32;
             self.push_keyword(Keyword::AdditionalProperties(i), "additionalProperties");
         }
-        if d.at_least(Draft::Draft6) && map.has(Kw::PropertyNames) {
-            let node = self.child(task, &["propertyNames"]);
+        if d.at_least(Draft::Draft6)
+            && let Some(v) = map.kw(Kw::PropertyNames)
+        {
+            let node = self.child(task, &["propertyNames"], v);
             self.push_keyword(Keyword::PropertyNames(node), "propertyNames");
         }
         // `dependencies` (both forms) is the keyword before 2019-09 and is kept as a
@@ -1408,7 +1403,7 @@ impl<'a> Compiler<'a> {
                 } else {
                     entries.push((
                         Arc::from(k.as_str()),
-                        self.child(task, &[dep_schemas_kw, k]),
+                        self.child(task, &[dep_schemas_kw, k], v),
                     ));
                 }
             }
@@ -1446,7 +1441,7 @@ impl<'a> Compiler<'a> {
                 if !(items.is_object() || items.is_boolean()) {
                     return Err(invalid(ptr, "items", "must be a schema"));
                 }
-                let node = self.child(task, &["items"]);
+                let node = self.child(task, &["items"], items);
                 self.push_keyword(
                     Keyword::Items {
                         node,
@@ -1457,13 +1452,12 @@ impl<'a> Compiler<'a> {
             }
         } else {
             match map.kw(Kw::Items) {
-                Some(Value::Array(_)) => {
-                    let list = map.kw(Kw::Items).cloned().unwrap_or(Value::Null);
-                    let span = self.schema_list_allow_empty(task, "items", &list)?;
+                Some(list @ Value::Array(_)) => {
+                    let span = self.schema_list_allow_empty(task, "items", list)?;
                     let prefix_len = span.len() as u32;
                     self.push_keyword(Keyword::PrefixItems(span), "items");
-                    if map.has(Kw::AdditionalItems) {
-                        let node = self.child(task, &["additionalItems"]);
+                    if let Some(v) = map.kw(Kw::AdditionalItems) {
+                        let node = self.child(task, &["additionalItems"], v);
                         self.push_keyword(
                             Keyword::Items {
                                 node,
@@ -1474,7 +1468,7 @@ impl<'a> Compiler<'a> {
                     }
                 }
                 Some(v) if v.is_object() || v.is_boolean() => {
-                    let node = self.child(task, &["items"]);
+                    let node = self.child(task, &["items"], v);
                     self.push_keyword(Keyword::Items { node, skip: 0 }, "items");
                 }
                 Some(_) => {
@@ -1487,8 +1481,10 @@ impl<'a> Compiler<'a> {
                 None => {}
             }
         }
-        if d.at_least(Draft::Draft6) && map.has(Kw::Contains) {
-            let node = self.child(task, &["contains"]);
+        if d.at_least(Draft::Draft6)
+            && let Some(v) = map.kw(Kw::Contains)
+        {
+            let node = self.child(task, &["contains"], v);
             let (mut min, mut max) = (1u64, None);
             if d.at_least(Draft::Draft201909) && d.has(vocab::VALIDATION) {
                 if let Some(v) = map.kw(Kw::MinContains) {
@@ -1513,7 +1509,7 @@ impl<'a> Compiler<'a> {
         &mut self,
         task: &Task<'a>,
         kw: &str,
-        value: &Value,
+        value: &'a Value,
     ) -> Result<Span, SchemaError> {
         match value {
             Value::Array(items) if items.is_empty() => {
@@ -1526,6 +1522,21 @@ impl<'a> Compiler<'a> {
 }
 
 /// `$anchor` names: a letter or underscore, then letters, digits, `-`, `_`, `.`, `:`.
+/// `n` in decimal, written into `buf`.
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
+}
+
 fn is_anchor_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
