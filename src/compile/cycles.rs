@@ -44,24 +44,28 @@ pub(crate) fn check(c: &Compiled) -> Result<(), SchemaError> {
     const BLACK: u8 = 2;
     let n = c.nodes.len();
     let mut colour = vec![WHITE; n];
-    let mut edges = Vec::new();
+    // The successors of every node on the stack, end to end in one buffer: a node's
+    // range is dropped when it leaves the stack.
+    let mut pool: Vec<NodeId> = Vec::new();
+    // Stack of (node, end of its successors in `pool`, next successor to visit).
+    let mut stack: Vec<(NodeId, usize, usize)> = Vec::new();
     for start in 0..n {
         if colour[start] != WHITE {
             continue;
         }
-        // Stack of (node, its in-place successors, next successor to visit).
-        let mut stack: Vec<(NodeId, Vec<NodeId>, usize)> = Vec::new();
-        edges.clear();
-        in_place_edges(c, NodeId(start as u32), &mut edges);
         colour[start] = GREY;
-        stack.push((NodeId(start as u32), edges.clone(), 0));
+        pool.clear();
+        in_place_edges(c, NodeId(start as u32), &mut pool);
+        stack.push((NodeId(start as u32), pool.len(), 0));
         while let Some(top) = stack.last_mut() {
-            if top.2 == top.1.len() {
+            if top.2 == top.1 {
                 colour[top.0.index()] = BLACK;
                 stack.pop();
+                let begin = stack.last().map_or(0, |below| below.1);
+                pool.truncate(begin);
                 continue;
             }
-            let next = top.1[top.2];
+            let next = pool[top.2];
             top.2 += 1;
             if next.is_none() {
                 continue;
@@ -69,9 +73,9 @@ pub(crate) fn check(c: &Compiled) -> Result<(), SchemaError> {
             match colour[next.index()] {
                 WHITE => {
                     colour[next.index()] = GREY;
-                    edges.clear();
-                    in_place_edges(c, next, &mut edges);
-                    stack.push((next, edges.clone(), 0));
+                    let begin = pool.len();
+                    in_place_edges(c, next, &mut pool);
+                    stack.push((next, pool.len(), begin));
                 }
                 GREY => {
                     let at = &c.node_info[next.index()].pointer;

@@ -12,16 +12,18 @@ use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
 const CAP: u32 = 1_000_000;
 
 /// A static estimate of what evaluating each node costs.
+#[inline(never)]
 fn node_costs(c: &Compiled) -> Vec<u32> {
     let n = c.nodes.len();
     let local: Vec<u32> = (0..n)
         .map(|i| c.keywords_of(NodeId(i as u32)).len() as u32)
         .collect();
     let mut cost = local.clone();
+    let mut prev = local.clone();
     // A few rounds of relaxation through children: deep enough to tell a `const` from a
     // large object schema, and finite on recursive schemas.
     for _ in 0..4 {
-        let prev = cost.clone();
+        std::mem::swap(&mut prev, &mut cost);
         for (i, slot) in cost.iter_mut().enumerate() {
             let mut total = local[i];
             for kw in c.keywords_of(NodeId(i as u32)) {
@@ -95,6 +97,7 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
 
 /// The shape of `node` and its hoisted types, for shapes that depend on its children's
 /// types (`Shape::TypedArray`, `Shape::TypeUnion`).
+#[inline(never)]
 fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
     let n = c.nodes[node.index()];
     let body = &c.keywords[n.body()];
@@ -177,6 +180,7 @@ fn subschemas(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
 
 /// The nodes that may be evaluated only to find out whether they fail: below a branch of
 /// `oneOf`/`anyOf`, a `not`, an `if`, or a `contains`.
+#[inline(never)]
 fn speculative_nodes(c: &Compiled) -> Vec<bool> {
     let mut seen = vec![false; c.nodes.len()];
     let mut stack = Vec::new();
@@ -208,6 +212,16 @@ fn speculative_nodes(c: &Compiled) -> Vec<bool> {
 /// to the front of its node, and marks the nodes that hold assertions only.
 pub(crate) fn optimize(c: &mut Compiled) {
     let cost = node_costs(c);
+    sort_keywords(c, &cost);
+    node_shapes(c);
+    property_orders(c, &cost);
+    plain_objects(c);
+    property_tables(c);
+    fuse_required(c);
+}
+
+#[inline(never)]
+fn sort_keywords(c: &mut Compiled, cost: &[u32]) {
     // Keywords: stable sort by cost; `type` first (it is checked before dispatch, see
     // `Node::types`); `unevaluated*` (cost CAP) last.
     // One scratch buffer for every node (most nodes have a handful of keywords).
@@ -227,11 +241,13 @@ pub(crate) fn optimize(c: &mut Compiled) {
                 Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_)
             )
         };
-        let rank = |k: &Keyword| match k {
+        let rank = |k: &Keyword, cost: &[u32]| match k {
             Keyword::Type(_) => 0,
-            _ => 1 + keyword_cost(c, k, &cost),
+            _ => 1 + keyword_cost(c, k, cost),
         };
-        pairs.sort_by_key(|(k, _)| (unevaluated(k), rank(k)));
+        if pairs.len() > 1 {
+            pairs.sort_by_key(|(k, _)| (unevaluated(k), rank(k, cost)));
+        }
         let node = &mut c.nodes[i];
         node.leaf = pairs.iter().all(|(k, _)| k.is_assertion());
         // Draft-4 integer typing needs the finer check of the keyword itself.
@@ -246,6 +262,10 @@ pub(crate) fn optimize(c: &mut Compiled) {
             c.keyword_names[range.start + offset] = name;
         }
     }
+}
+
+#[inline(never)]
+fn node_shapes(c: &mut Compiled) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
     for i in 0..c.nodes.len() {
         let (shape, types) = type_shape(c, NodeId(i as u32));
@@ -253,6 +273,10 @@ pub(crate) fn optimize(c: &mut Compiled) {
         node.shape = shape;
         node.types = types;
     }
+}
+
+#[inline(never)]
+fn property_orders(c: &mut Compiled, cost: &[u32]) {
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
     let speculative = speculative_nodes(c);
@@ -286,6 +310,10 @@ pub(crate) fn optimize(c: &mut Compiled) {
             *first = !speculative || ascending;
         }
     }
+}
+
+#[inline(never)]
+fn plain_objects(c: &mut Compiled) {
     // Objects checked by one walk (needs the walk orders above).
     for i in 0..c.nodes.len() {
         let body = &c.keywords[c.nodes[i].body()];
@@ -306,6 +334,10 @@ pub(crate) fn optimize(c: &mut Compiled) {
             c.nodes[i].shape = Shape::PlainObject;
         }
     }
+}
+
+#[inline(never)]
+fn property_tables(c: &mut Compiled) {
     // Signatures for name lookups, sorted within each span.
     c.property_sigs = c
         .properties
@@ -340,12 +372,12 @@ pub(crate) fn optimize(c: &mut Compiled) {
             c.property_tables[span.start as usize] = (start as u32, mask as u32);
         }
     }
-    fuse_required(c);
 }
 
 /// Lets the fail-fast walk of an object's keys (`properties`, or `additionalProperties`
 /// with its siblings) check the node's `required` by counting the required names it meets,
 /// when they are all declared and distinct: no separate lookup per name.
+#[inline(never)]
 fn fuse_required(c: &mut Compiled) {
     c.property_required = vec![false; c.properties.len()];
     c.walk_required = vec![0; c.properties.len()];
