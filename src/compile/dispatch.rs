@@ -262,12 +262,14 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
 const INDEX_FROM: usize = 8;
 
 /// Builds the dispatch table of every `oneOf`/`anyOf`.
-pub(crate) fn build_all(c: &mut Compiled) {
+pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
     c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
     let mut spans = Vec::new();
-    for kw in &c.keywords {
-        if let Keyword::AnyOf(span) | Keyword::OneOf(span) = kw {
-            spans.push(*span);
+    for i in live.iter().map(|&i| i as usize) {
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            if let Keyword::AnyOf(span) | Keyword::OneOf(span) = kw {
+                spans.push(*span);
+            }
         }
     }
     for span in spans {

@@ -34,8 +34,9 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     c.out.root = root_id;
     cycles::check(&c.out)?;
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
-    order::optimize(&mut c.out);
-    dispatch::build_all(&mut c.out);
+    let live = order::live_nodes(&c.out, c.definitions > 0);
+    order::optimize(&mut c.out, &live);
+    dispatch::build_all(&mut c.out, &live);
     c.out.shrink_to_fit();
     Ok(c.out)
 }
@@ -117,6 +118,8 @@ struct Compiler<'a> {
     /// resource), since a schema names the same definitions over and over.
     resolved: AHashMap<(&'a str, usize), NodeId>,
     pattern_cache: AHashMap<String, u32>,
+    /// How many definitions (`$defs`/`definitions` members) were compiled.
+    definitions: usize,
     /// A buffer for building child pointers, kept across calls.
     scratch: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
@@ -226,6 +229,7 @@ impl<'a> Compiler<'a> {
             pending: Vec::new(),
             resolved: AHashMap::new(),
             pattern_cache: AHashMap::new(),
+            definitions: 0,
             scratch: String::new(),
             location_bytes: 0,
         })
@@ -853,6 +857,7 @@ impl<'a> Compiler<'a> {
                 Some(Value::Object(defs))
                     if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) =>
                 {
+                    self.definitions += defs.len();
                     for (name, def) in defs {
                         self.child(task, &[defs_kw, name], def);
                     }

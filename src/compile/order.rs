@@ -13,7 +13,7 @@ const CAP: u32 = 1_000_000;
 
 /// A static estimate of what evaluating each node costs.
 #[inline(never)]
-fn node_costs(c: &Compiled) -> Vec<u32> {
+fn node_costs(c: &Compiled, live: &[u32]) -> Vec<u32> {
     let n = c.nodes.len();
     let local: Vec<u32> = (0..n)
         .map(|i| c.keywords_of(NodeId(i as u32)).len() as u32)
@@ -24,12 +24,12 @@ fn node_costs(c: &Compiled) -> Vec<u32> {
     // large object schema, and finite on recursive schemas.
     for _ in 0..4 {
         std::mem::swap(&mut prev, &mut cost);
-        for (i, slot) in cost.iter_mut().enumerate() {
-            let mut total = local[i];
-            for kw in c.keywords_of(NodeId(i as u32)) {
+        for &i in live {
+            let mut total = local[i as usize];
+            for kw in c.keywords_of(NodeId(i)) {
                 total = total.saturating_add(keyword_cost(c, kw, &prev));
             }
-            *slot = total.min(CAP);
+            cost[i as usize] = total.min(CAP);
         }
     }
     cost
@@ -136,55 +136,73 @@ fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
 
 /// Every subschema `node` applies, to the instance or to a part of it.
 fn subschemas(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
+    each_subschema(c, node, |n| out.push(n));
+}
+
+/// Calls `f` with every subschema `node` applies (see [`subschemas`]).
+#[inline]
+fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
+    let mut f = |n: NodeId| {
+        if !n.is_none() {
+            f(n)
+        }
+    };
     for kw in c.keywords_of(node) {
         match *kw {
-            Keyword::Properties(s) => out.extend(c.properties[s.range()].iter().map(|p| p.1)),
+            Keyword::Properties(s) => c.properties[s.range()].iter().for_each(|p| f(p.1)),
             Keyword::PatternProperties(s) => {
-                out.extend(c.pattern_properties[s.range()].iter().map(|p| p.1))
+                c.pattern_properties[s.range()].iter().for_each(|p| f(p.1))
             }
             Keyword::AdditionalProperties(i) => {
                 let a = c.additional[i as usize];
-                out.push(a.node);
-                out.extend(c.properties[a.properties.range()].iter().map(|p| p.1));
-                out.extend(c.pattern_properties[a.patterns.range()].iter().map(|p| p.1));
+                f(a.node);
+                c.properties[a.properties.range()]
+                    .iter()
+                    .for_each(|p| f(p.1));
+                c.pattern_properties[a.patterns.range()]
+                    .iter()
+                    .for_each(|p| f(p.1));
             }
             Keyword::DependentSchemas(s) => {
-                out.extend(c.dependent_schemas[s.range()].iter().map(|p| p.1))
+                c.dependent_schemas[s.range()].iter().for_each(|p| f(p.1))
             }
             Keyword::PrefixItems(s) | Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => {
-                out.extend_from_slice(c.node_list(s))
+                c.node_list(s).iter().for_each(|&n| f(n))
             }
-            Keyword::Items { node, .. } => out.push(node),
-            Keyword::Contains(i) => out.push(c.contains[i as usize].node),
+            Keyword::Items { node, .. } => f(node),
+            Keyword::Contains(i) => f(c.contains[i as usize].node),
             Keyword::PropertyNames(n)
             | Keyword::Not(n)
             | Keyword::Ref(n)
             | Keyword::UnevaluatedProperties(n)
-            | Keyword::UnevaluatedItems(n) => out.push(n),
-            Keyword::If { cond, then, els } => out.extend([cond, then, els]),
+            | Keyword::UnevaluatedItems(n) => f(n),
+            Keyword::If { cond, then, els } => {
+                f(cond);
+                f(then);
+                f(els);
+            }
             Keyword::DynamicRef(i) => {
                 let d = c.dynamic_refs[i as usize];
-                out.push(d.target);
+                f(d.target);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {
                         let anchored = r.dynamic_anchors.iter().filter(|(n, _)| *n == name);
-                        out.extend(anchored.map(|(_, id)| *id));
+                        anchored.for_each(|&(_, id)| f(id));
                     }
                 }
             }
             _ => {}
         }
     }
-    out.retain(|n| !n.is_none());
 }
 
 /// The nodes that may be evaluated only to find out whether they fail: below a branch of
 /// `oneOf`/`anyOf`, a `not`, an `if`, or a `contains`.
 #[inline(never)]
-fn speculative_nodes(c: &Compiled) -> Vec<bool> {
+fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
     let mut seen = vec![false; c.nodes.len()];
     let mut stack = Vec::new();
-    for i in 0..c.nodes.len() {
+    for i in live.iter().map(|&i| i as usize) {
         for kw in c.keywords_of(NodeId(i as u32)) {
             match *kw {
                 Keyword::AnyOf(s) | Keyword::OneOf(s) => stack.extend_from_slice(c.node_list(s)),
@@ -210,23 +228,54 @@ fn speculative_nodes(c: &Compiled) -> Vec<bool> {
 
 /// Reorders each node's keywords and each `properties` by estimated cost, hoists `type`
 /// to the front of its node, and marks the nodes that hold assertions only.
-pub(crate) fn optimize(c: &mut Compiled) {
-    let cost = node_costs(c);
-    sort_keywords(c, &cost);
-    node_shapes(c);
-    property_orders(c, &cost);
-    plain_objects(c);
-    property_tables(c);
-    fuse_required(c);
+///
+/// Only the nodes evaluation can reach from the root are worked on (see [`live_nodes`]);
+/// the rest keep the general shape and their keywords in compiled order.
+pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
+    let cost = node_costs(c, live);
+    sort_keywords(c, &cost, live);
+    node_shapes(c, live);
+    property_orders(c, &cost, live);
+    plain_objects(c, live);
+    property_tables(c, live);
+    fuse_required(c, live);
+}
+
+/// The nodes evaluation can reach from the root, in id order. A schema document often defines much
+/// more than its root uses (the MCP schema defines every message; a tool uses one):
+/// those nodes are compiled, so that their errors and reference cycles are reported,
+/// but need no evaluation order, shapes or lookup tables.
+///
+/// Only definitions (`$defs`, `definitions`) can be unreachable: every other node is
+/// a member of a reachable one or the target of a reference. Without definitions
+/// (`definitions == false`) every node is reachable, and no search is made.
+pub(crate) fn live_nodes(c: &Compiled, definitions: bool) -> Vec<u32> {
+    if !definitions {
+        return (0..c.nodes.len() as u32).collect();
+    }
+    let mut live = vec![false; c.nodes.len()];
+    let mut stack = vec![c.root];
+    live[c.root.index()] = true;
+    while let Some(n) = stack.pop() {
+        each_subschema(c, n, |child| {
+            if !live[child.index()] {
+                live[child.index()] = true;
+                stack.push(child);
+            }
+        });
+    }
+    (0..c.nodes.len() as u32)
+        .filter(|&i| live[i as usize])
+        .collect()
 }
 
 #[inline(never)]
-fn sort_keywords(c: &mut Compiled, cost: &[u32]) {
+fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
     // Keywords: stable sort by cost; `type` first (it is checked before dispatch, see
     // `Node::types`); `unevaluated*` (cost CAP) last.
     // One scratch buffer for every node (most nodes have a handful of keywords).
     let mut pairs: Vec<(Keyword, &'static str)> = Vec::new();
-    for i in 0..c.nodes.len() {
+    for i in live.iter().map(|&i| i as usize) {
         let range = c.nodes[i].keywords.range();
         pairs.clear();
         pairs.extend(
@@ -265,9 +314,9 @@ fn sort_keywords(c: &mut Compiled, cost: &[u32]) {
 }
 
 #[inline(never)]
-fn node_shapes(c: &mut Compiled) {
+fn node_shapes(c: &mut Compiled, live: &[u32]) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
-    for i in 0..c.nodes.len() {
+    for i in live.iter().map(|&i| i as usize) {
         let (shape, types) = type_shape(c, NodeId(i as u32));
         let node = &mut c.nodes[i];
         node.shape = shape;
@@ -276,13 +325,14 @@ fn node_shapes(c: &mut Compiled) {
 }
 
 #[inline(never)]
-fn property_orders(c: &mut Compiled, cost: &[u32]) {
+fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
-    let speculative = speculative_nodes(c);
+    let speculative = speculative_nodes(c, live);
     let mut spans = Vec::new();
-    for (i, &speculative) in speculative.iter().enumerate() {
-        for kw in c.keywords_of(NodeId(i as u32)) {
+    for &i in live {
+        let speculative = speculative[i as usize];
+        for kw in c.keywords_of(NodeId(i)) {
             if let Keyword::Properties(span) = kw {
                 spans.push((*span, speculative));
             }
@@ -313,9 +363,9 @@ fn property_orders(c: &mut Compiled, cost: &[u32]) {
 }
 
 #[inline(never)]
-fn plain_objects(c: &mut Compiled) {
+fn plain_objects(c: &mut Compiled, live: &[u32]) {
     // Objects checked by one walk (needs the walk orders above).
-    for i in 0..c.nodes.len() {
+    for i in live.iter().map(|&i| i as usize) {
         let body = &c.keywords[c.nodes[i].body()];
         let mut walks = 0;
         let plain = body.iter().all(|k| match *k {
@@ -337,7 +387,7 @@ fn plain_objects(c: &mut Compiled) {
 }
 
 #[inline(never)]
-fn property_tables(c: &mut Compiled) {
+fn property_tables(c: &mut Compiled, live: &[u32]) {
     // Signatures for name lookups, sorted within each span.
     c.property_sigs = c
         .properties
@@ -346,11 +396,13 @@ fn property_tables(c: &mut Compiled) {
         .map(|(i, (name, _))| (crate::names::signature(name), i as u32))
         .collect();
     let mut spans = Vec::new();
-    for kw in &c.keywords {
-        match *kw {
-            Keyword::Properties(span) => spans.push(span),
-            Keyword::AdditionalProperties(i) => spans.push(c.additional[i as usize].properties),
-            _ => {}
+    for i in live.iter().map(|&i| i as usize) {
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            match *kw {
+                Keyword::Properties(span) => spans.push(span),
+                Keyword::AdditionalProperties(a) => spans.push(c.additional[a as usize].properties),
+                _ => {}
+            }
         }
     }
     c.property_tables = vec![(0, 0); c.properties.len()];
@@ -378,12 +430,12 @@ fn property_tables(c: &mut Compiled) {
 /// with its siblings) check the node's `required` by counting the required names it meets,
 /// when they are all declared and distinct: no separate lookup per name.
 #[inline(never)]
-fn fuse_required(c: &mut Compiled) {
+fn fuse_required(c: &mut Compiled, live: &[u32]) {
     c.property_required = vec![false; c.properties.len()];
     c.walk_required = vec![0; c.properties.len()];
     c.required_walked = vec![false; c.strings.len()];
     let mut found = Vec::new();
-    for i in 0..c.nodes.len() {
+    for i in live.iter().map(|&i| i as usize) {
         let mut required = None;
         let mut walked = None;
         for kw in c.keywords_of(NodeId(i as u32)) {
