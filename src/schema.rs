@@ -192,10 +192,12 @@ pub(crate) struct Additional {
 pub(crate) enum Filter {
     /// The branch rejects every object.
     Reject,
-    /// The branch accepts only these values of the property (any, when `None`), and only
-    /// objects that have it when `required`.
+    /// The branch accepts only these values of the property (any, when `None`) except
+    /// the `excluded` ones (`"not": {"enum": [...]}`), and only objects that have it when
+    /// `required`.
     Accept {
         values: Option<Vec<Value>>,
+        excluded: Vec<Value>,
         required: bool,
     },
 }
@@ -207,17 +209,45 @@ impl Filter {
     pub(crate) fn admits(&self, found: Option<&Value>) -> bool {
         match self {
             Filter::Reject => false,
-            Filter::Accept { values, required } => match found {
+            Filter::Accept {
+                values,
+                excluded,
+                required,
+            } => match found {
                 None => !*required,
-                Some(x) => values.as_ref().is_none_or(|vs| match x {
-                    // The usual tag: a string, compared inline.
-                    Value::String(s) => vs
-                        .iter()
-                        .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
-                    _ => vs.iter().any(|v| crate::json::equal(x, v)),
-                }),
+                Some(x) => {
+                    values.as_ref().is_none_or(|vs| holds(vs, x))
+                        && (excluded.is_empty() || !holds(excluded, x))
+                }
             },
         }
+    }
+
+    /// Whether the branch may accept an object whose discriminating property is the
+    /// string `s`, given that it is one of the branch's `values` when it has them.
+    #[inline]
+    pub(crate) fn admits_listed_string(&self, s: &str) -> bool {
+        match self {
+            Filter::Reject => false,
+            Filter::Accept { excluded, .. } => {
+                excluded.is_empty()
+                    || !excluded
+                        .iter()
+                        .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t)))
+            }
+        }
+    }
+}
+
+/// Whether `x` is one of `values` (JSON equality).
+#[inline]
+fn holds(values: &[Value], x: &Value) -> bool {
+    match x {
+        // The usual tag: a string, compared inline.
+        Value::String(s) => values
+            .iter()
+            .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+        _ => values.iter().any(|v| crate::json::equal(x, v)),
     }
 }
 
@@ -248,7 +278,9 @@ impl Dispatch {
             .take_while(move |e| e.0 == sig)
             .filter(move |e| crate::names::same(&e.2, s))
             .map(|e| e.1 as usize);
-        Some(named.chain(self.open.iter().map(|&j| j as usize)))
+        let open = self.open.iter().map(|&j| j as usize);
+        let open = open.filter(move |&j| self.filters[j].admits_listed_string(s));
+        Some(named.chain(open))
     }
 }
 

@@ -389,3 +389,44 @@ fn objects_with_pattern_properties_and_required() {
     check(&schema, &json!({"name": "a", "n": "x"}), false);
     check(&schema, &json!({"@x": {}}), false);
 }
+
+#[test]
+fn branches_excluding_tags_with_not_enum() {
+    // A "function" branch takes any `op` but the reserved ones; the dispatch must skip it
+    // for reserved ops and still try it for every other one, however it is combined.
+    let function = json!({
+        "type": "object",
+        "required": ["op"],
+        "properties": {"op": {"type": "string", "not": {"enum": ["and", "or", "like"]}}}
+    });
+    let open_part = json!({"properties": {"op": {"not": {"enum": ["and", "or", "like"]}}, "n": {"type": "integer"}}, "required": ["n"]});
+    let and_part = json!({"properties": {"op": {"enum": ["and"]}, "n": {"type": "integer"}}, "required": ["n"]});
+    for parts in [[open_part.clone(), and_part.clone()], [and_part, open_part]] {
+        let mut branches = vec![
+            json!({"required": ["op"], "properties": {"op": {"enum": ["and"]}, "args": {"type": "array"}}}),
+            json!({"required": ["op"], "properties": {"op": {"const": "or"}, "args": {"type": "array"}}}),
+            function.clone(),
+            // Open except "like" and "or" (rejected by the first part; "and" is in the second).
+            json!({ "anyOf": parts }),
+            // A `not` that says more than its enum excludes nothing for certain.
+            json!({"properties": {"op": {"not": {"enum": ["like"], "minLength": 9}}, "m": {"const": 1}}, "required": ["m"]}),
+        ];
+        // Enough branches for the tag index too.
+        for i in 0..4 {
+            branches.push(json!({"required": ["op", "k"], "properties": {"op": {"const": format!("x{i}")}, "k": {"const": i}}}));
+        }
+        for keyword in ["oneOf", "anyOf"] {
+            let schema = Schema::compile(&json!({ keyword: branches.clone() })).unwrap();
+            check(&schema, &json!({"op": "and", "args": []}), true);
+            check(&schema, &json!({"op": "or", "args": []}), true);
+            check(&schema, &json!({"op": "sum"}), true);
+            check(&schema, &json!({"op": "like"}), false);
+            check(&schema, &json!({"op": "and", "n": 1}), keyword == "anyOf");
+            check(&schema, &json!({"op": "len", "n": 1}), keyword == "anyOf");
+            check(&schema, &json!({"op": "like", "n": 1}), false);
+            check(&schema, &json!({"op": "like", "m": 1}), true);
+            check(&schema, &json!({"op": "x2", "k": 2}), keyword == "anyOf");
+            check(&schema, &json!({"op": 7}), false);
+        }
+    }
+}

@@ -63,10 +63,12 @@ fn intersect(a: Filter, b: Filter) -> Filter {
         (
             Filter::Accept {
                 values: v1,
+                excluded: e1,
                 required: r1,
             },
             Filter::Accept {
                 values: v2,
+                excluded: e2,
                 required: r2,
             },
         ) => {
@@ -74,12 +76,23 @@ fn intersect(a: Filter, b: Filter) -> Filter {
                 (None, v) | (v, None) => v,
                 (Some(x), Some(y)) => Some(common(x, &y)),
             };
+            let mut excluded = e1;
+            excluded.extend(e2);
             Filter::Accept {
                 values,
+                excluded,
                 required: r1 || r2,
             }
         }
     }
+}
+
+/// `values` without those in `excluded`.
+fn without(values: Vec<Value>, excluded: &[Value]) -> Vec<Value> {
+    values
+        .into_iter()
+        .filter(|v| !excluded.iter().any(|w| json::equal(v, w)))
+        .collect()
 }
 
 fn union(a: Filter, b: Filter) -> Filter {
@@ -88,22 +101,36 @@ fn union(a: Filter, b: Filter) -> Filter {
         (
             Filter::Accept {
                 values: v1,
+                excluded: e1,
                 required: r1,
             },
             Filter::Accept {
                 values: v2,
+                excluded: e2,
                 required: r2,
             },
         ) => {
-            let values = match (v1, v2) {
-                (Some(mut x), Some(y)) => {
-                    x.extend(y);
-                    Some(x)
+            // What either accepts: listed values lose their exclusions first; an open side
+            // keeps only the exclusions the other side does not accept.
+            let (values, excluded) = match (v1, v2) {
+                (Some(x), Some(y)) => {
+                    let mut x = without(x, &e1);
+                    x.extend(without(y, &e2));
+                    (Some(x), Vec::new())
                 }
-                _ => None,
+                (Some(x), None) => {
+                    let accepted = without(x, &e1);
+                    (None, without(e2, &accepted))
+                }
+                (None, Some(y)) => {
+                    let accepted = without(y, &e2);
+                    (None, without(e1, &accepted))
+                }
+                (None, None) => (None, common(e1, &e2)),
             };
             Filter::Accept {
                 values,
+                excluded,
                 required: r1 && r2,
             }
         }
@@ -112,8 +139,31 @@ fn union(a: Filter, b: Filter) -> Filter {
 
 const ANY: Filter = Filter::Accept {
     values: None,
+    excluded: Vec::new(),
     required: false,
 };
+
+/// The values a node certainly rejects: those of a `not` holding nothing but an `enum`
+/// or a `const` (through `$ref`s). A `not` whose schema says more (`"not": {"enum":
+/// ["a"], "minLength": 2}`) excludes nothing for certain.
+fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Value> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::Not(n) => match c.keywords_of(n) {
+                [Keyword::Enum(span)] => out.extend_from_slice(&c.values[span.range()]),
+                [Keyword::Const(i)] => out.push(c.values[*i as usize].clone()),
+                _ => {}
+            },
+            Keyword::Ref(t) => out.extend(excluded_values(c, t, depth + 1)),
+            _ => {}
+        }
+    }
+    out
+}
 
 /// What `node` requires of property `prop` of an object instance.
 fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
@@ -129,18 +179,17 @@ fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
             Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
                 let props = declared_properties(c, kw);
                 match props.binary_search_by(|(n, _)| n.as_ref().cmp(prop)) {
-                    Ok(i) => match pinned_values(c, props[i].1, depth + 1) {
-                        Some(values) => Filter::Accept {
-                            values: Some(values),
-                            required: false,
-                        },
-                        None => ANY,
+                    Ok(i) => Filter::Accept {
+                        values: pinned_values(c, props[i].1, depth + 1),
+                        excluded: excluded_values(c, props[i].1, depth + 1),
+                        required: false,
                     },
                     Err(_) => ANY,
                 }
             }
             Keyword::Required(span) => Filter::Accept {
                 values: None,
+                excluded: Vec::new(),
                 required: c.strings[span.range()].iter().any(|s| s.as_ref() == prop),
             },
             Keyword::Ref(t) => filter(c, t, prop, depth + 1),
@@ -209,14 +258,13 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
     }
     let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
     // Worth it only when some branch can be ruled out by the property.
-    let useful = filters.iter().any(|f| {
-        !matches!(
-            f,
-            Filter::Accept {
-                values: None,
-                required: false
-            }
-        )
+    let useful = filters.iter().any(|f| match f {
+        Filter::Reject => true,
+        Filter::Accept {
+            values,
+            excluded,
+            required,
+        } => values.is_some() || !excluded.is_empty() || *required,
     });
     if !useful {
         return None;
