@@ -99,6 +99,26 @@ impl TypeSet {
         TypeSet(self.0 | other.0)
     }
 
+    /// The types an instance may have to be in both sets (`"number"` admits integers).
+    pub(crate) fn intersect(self, other: TypeSet) -> TypeSet {
+        let widen = |t: TypeSet| {
+            if t.contains(JsonType::Number) {
+                t.with(JsonType::Integer)
+            } else {
+                t
+            }
+        };
+        TypeSet(widen(self).0 & widen(other).0 & 0x7f)
+    }
+
+    /// The set holding the type of `value` (a number of any kind counts as `number`).
+    pub(crate) fn of_value(value: &Value) -> TypeSet {
+        match JsonType::of(value) {
+            JsonType::Integer => TypeSet::empty().with(JsonType::Number),
+            ty => TypeSet::empty().with(ty),
+        }
+    }
+
     /// Whether some instance has a type in both sets (`"number"` admits integers).
     pub(crate) fn overlaps(self, other: TypeSet) -> bool {
         let widen = |t: TypeSet| {

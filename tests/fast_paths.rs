@@ -430,3 +430,64 @@ fn branches_excluding_tags_with_not_enum() {
         }
     }
 }
+
+#[test]
+fn types_inferred_through_references_and_branches() {
+    // Nodes that declare no type are turned down early when nothing they hold could
+    // accept the instance's type: the answers must be the ones evaluation gives.
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "num": {"type": "number"},
+            "int": {"type": "integer"},
+            "word": {"enum": ["a", "b", 1]},
+            "point": {"type": "object", "required": ["x"]},
+            "either": {"oneOf": [{"$ref": "#/$defs/point"}, {"$ref": "#/$defs/word"}]},
+            "whole": {"allOf": [{"$ref": "#/$defs/num"}, {"$ref": "#/$defs/int"}]},
+            "nothing": {"allOf": [{"type": "string"}, {"$ref": "#/$defs/num"}]},
+            "loop": {"anyOf": [
+                {"type": "object", "properties": {"kid": {"$ref": "#/$defs/loop"}}},
+                {"const": null}
+            ]}
+        },
+        "properties": {
+            "either": {"$ref": "#/$defs/either"},
+            "whole": {"$ref": "#/$defs/whole"},
+            "nothing": {"$ref": "#/$defs/nothing"},
+            "loop": {"$ref": "#/$defs/loop"},
+            "one": {"const": 1}
+        }
+    }))
+    .unwrap();
+    let one = |name: &str, v: Value| json!({ name: v });
+    check(&schema, &one("either", json!({"x": 1})), true);
+    check(&schema, &one("either", json!("a")), true);
+    check(&schema, &one("either", json!(1)), true);
+    check(&schema, &one("either", json!(1.0)), true);
+    check(&schema, &one("either", json!(2)), false);
+    check(&schema, &one("either", json!([])), false);
+    check(&schema, &one("whole", json!(3)), true);
+    check(&schema, &one("whole", json!(3.0)), true);
+    check(&schema, &one("whole", json!(3.5)), false);
+    check(&schema, &one("whole", json!("3")), false);
+    check(&schema, &one("nothing", json!("s")), false);
+    check(&schema, &one("nothing", json!(1)), false);
+    check(&schema, &one("loop", json!(null)), true);
+    check(&schema, &one("loop", json!(0)), false);
+    check(&schema, &one("loop", json!({"kid": {"kid": null}})), true);
+    check(&schema, &one("loop", json!({"kid": {"kid": 5}})), false);
+    check(&schema, &one("one", json!(1.0)), true);
+    check(&schema, &one("one", json!("1")), false);
+
+    // Draft 4: `1.0` is no integer, through a reference too.
+    let draft4 = Options::new().default_dialect(Draft::Draft4);
+    let schema = draft4
+        .compile(&json!({
+            "definitions": {"int": {"type": "integer"}},
+            "anyOf": [{"$ref": "#/definitions/int"}, {"enum": ["x"]}]
+        }))
+        .unwrap();
+    check(&schema, &json!(1), true);
+    check(&schema, &json!(1.0), false);
+    check(&schema, &json!("x"), true);
+    check(&schema, &json!(null), false);
+}

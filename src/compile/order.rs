@@ -235,6 +235,7 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     let cost = node_costs(c, live);
     sort_keywords(c, &cost, live);
     node_shapes(c, live);
+    inferred_types(c, live);
     property_orders(c, &cost, live);
     plain_objects(c, live);
     property_tables(c, live);
@@ -321,6 +322,68 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         let node = &mut c.nodes[i];
         node.shape = shape;
         node.types = types;
+    }
+}
+
+/// Narrows the types of nodes that declare none to what their keywords can accept at
+/// all: `{"$ref": "#/$defs/point"}` accepts objects only when `point` does, an `enum` of
+/// strings strings only, a `oneOf` the union of its branches. The fail-fast path checks
+/// a node's types before anything else, so a branch of the wrong type is turned down
+/// without following its reference. Each round of the fixpoint keeps every set an
+/// over-approximation (sets only shrink), so stopping early is safe. Nodes with a
+/// declared `type` keep it (the error path reports against it).
+#[inline(never)]
+fn inferred_types(c: &mut Compiled, live: &[u32]) {
+    let all = TypeSet::all();
+    let mut accepts: Vec<TypeSet> = c.nodes.iter().map(|n| n.types).collect();
+    for _ in 0..8 {
+        let mut changed = false;
+        for &i in live {
+            let n = c.nodes[i as usize];
+            if n.typed || n.shape == Shape::TypeUnion || n.types.is_strict() {
+                continue;
+            }
+            let mut set = n.types;
+            for kw in c.keywords_of(NodeId(i)) {
+                let of = |id: &NodeId| accepts[id.index()];
+                let k = match *kw {
+                    Keyword::False => TypeSet::empty(),
+                    // A draft-4 `type` not hoisted: left to the keyword.
+                    Keyword::Type(t) if !t.is_strict() => t,
+                    Keyword::Const(v) => TypeSet::of_value(&c.values[v as usize]),
+                    Keyword::Enum(span) => c.values[span.range()]
+                        .iter()
+                        .fold(TypeSet::empty(), |a, v| a.union(TypeSet::of_value(v))),
+                    Keyword::Ref(t) => accepts[t.index()],
+                    Keyword::AllOf(span) => c
+                        .node_list(span)
+                        .iter()
+                        .fold(all, |a, id| a.intersect(of(id))),
+                    Keyword::AnyOf(span) | Keyword::OneOf(span) => c
+                        .node_list(span)
+                        .iter()
+                        .fold(TypeSet::empty(), |a, id| a.union(of(id))),
+                    _ => all,
+                };
+                if k.is_strict() {
+                    continue;
+                }
+                set = set.intersect(k);
+            }
+            if set != accepts[i as usize] {
+                accepts[i as usize] = set;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for &i in live {
+        let n = &mut c.nodes[i as usize];
+        if !n.typed && n.shape != Shape::TypeUnion && !n.types.is_strict() {
+            n.types = accepts[i as usize];
+        }
     }
 }
 
