@@ -558,6 +558,11 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn validate(&self, instance: &Value) -> Result<(), crate::ValidationErrors> {
+        // Most instances are valid: the fail-fast pass answers them with no allocation,
+        // and costs an invalid one little (it stops at the first failure).
+        if crate::validate::is_valid(&self.compiled, instance) {
+            return Ok(());
+        }
         let errors = crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX);
         if errors.is_empty() {
             Ok(())
@@ -603,6 +608,11 @@ impl Iterator for ErrorIter<'_, '_> {
             return Some(e);
         }
         if self.done {
+            return None;
+        }
+        if self.produced == 0 && crate::validate::is_valid(self.compiled, self.instance) {
+            // A valid instance (the common case) has no errors to collect.
+            self.done = true;
             return None;
         }
         let size = self.produced.clamp(FIRST, CAP);

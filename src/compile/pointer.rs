@@ -29,10 +29,20 @@ pub(crate) fn join(pointer: &str, segments: &[&str]) -> String {
 /// `pointer` as a URI fragment: characters a fragment may not hold are percent-encoded.
 pub(crate) fn to_fragment(pointer: &str) -> String {
     let mut out = String::with_capacity(pointer.len());
-    for b in pointer.bytes() {
-        let allowed = b.is_ascii_alphanumeric()
+    push_fragment(&mut out, pointer);
+    out
+}
+
+/// The bytes a URI fragment holds as they are (RFC 3986: unreserved, sub-delims, ':',
+/// '@', '/', '?').
+const FRAGMENT_SAFE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
             || matches!(
-                b,
+                c,
                 b'-' | b'.'
                     | b'_'
                     | b'~'
@@ -52,13 +62,29 @@ pub(crate) fn to_fragment(pointer: &str) -> String {
                     | b'/'
                     | b'?'
             );
-        if allowed {
+        b += 1;
+    }
+    table
+};
+
+/// Appends `pointer` to `out` as a URI fragment (see [`to_fragment`]).
+pub(crate) fn push_fragment(out: &mut String, pointer: &str) {
+    let allowed = |b: u8| FRAGMENT_SAFE[usize::from(b)];
+    // Keyword locations seldom need escapes: copy them whole.
+    if pointer.bytes().all(allowed) {
+        out.push_str(pointer);
+        return;
+    }
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in pointer.bytes() {
+        if allowed(b) {
             out.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
         }
     }
-    out
 }
 
 /// Decodes `%XX` escapes in a URI fragment; `None` when the result is not UTF-8 or an

@@ -56,20 +56,28 @@ impl Hop<'static> {
 
 /// RFC 6901 pointer of `path` (plus `child`).
 pub(crate) fn instance_pointer(path: &Path<'_>, child: Option<Seg<'_>>) -> String {
-    let mut segs: Vec<Seg<'_>> = Vec::new();
+    let mut segs: smallvec::SmallVec<[Seg<'_>; 8]> = smallvec::SmallVec::new();
     segs.extend(child);
     let mut p = Some(path);
     while let Some(link) = p {
         segs.extend(link.seg);
         p = link.parent;
     }
-    let mut out = String::new();
+    let len: usize = segs
+        .iter()
+        .map(|s| match s {
+            Seg::Key(k) => k.len() + 1,
+            Seg::Index(_) => 8,
+        })
+        .sum();
+    let mut out = String::with_capacity(len);
     for seg in segs.iter().rev() {
         match seg {
             Seg::Key(k) => pointer::push(&mut out, k),
             Seg::Index(i) => {
-                out.push('/');
-                out.push_str(&i.to_string());
+                use std::fmt::Write as _;
+                // Writing to a String cannot fail.
+                let _ = write!(out, "/{i}");
             }
         }
     }
@@ -85,7 +93,8 @@ fn relative(c: &Compiled, node: NodeId, entry: NodeId) -> &str {
 
 /// The evaluation path to keyword `name` of `node`, through every reference taken.
 pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &str) -> String {
-    let mut parts: Vec<(&str, &str)> = vec![(relative(c, node, hop.entry), name)];
+    let mut parts: smallvec::SmallVec<[(&str, &str); 4]> = smallvec::SmallVec::new();
+    parts.push((relative(c, node, hop.entry), name));
     let mut h = hop;
     while let Some(parent) = h.parent {
         parts.push((
@@ -94,7 +103,11 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &
         ));
         h = parent;
     }
-    let mut out = String::new();
+    let len: usize = parts
+        .iter()
+        .map(|(rel, name)| rel.len() + name.len() + 1)
+        .sum();
+    let mut out = String::with_capacity(len);
     for (rel, name) in parts.iter().rev() {
         out.push_str(rel);
         if *name != "false" {
@@ -108,11 +121,21 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &
 pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
     let resource = &c.resources[c.node(node).resource as usize];
     let full = &c.node_info[node.index()].pointer;
-    let mut ptr = pointer::strip(full, &resource.root_pointer)
-        .unwrap_or("")
-        .to_string();
+    let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
+    // One string, sized once: URI, '#', the node's pointer, the keyword.
+    let mut out = String::with_capacity(resource.uri.len() + ptr.len() + name.len() + 8);
+    out.push_str(&resource.uri);
+    out.push('#');
+    pointer::push_fragment(&mut out, ptr);
     if name != "false" {
-        pointer::push(&mut ptr, name);
+        if name.contains(['~', '/']) {
+            let mut step = String::new();
+            pointer::push(&mut step, name);
+            pointer::push_fragment(&mut out, &step);
+        } else {
+            out.push('/');
+            pointer::push_fragment(&mut out, name);
+        }
     }
-    format!("{}#{}", resource.uri, pointer::to_fragment(&ptr))
+    out
 }
