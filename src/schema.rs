@@ -178,6 +178,15 @@ impl Node {
     }
 }
 
+/// What a node of the typed-array shape checks, read in one place: its bounds and the
+/// types of its items.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ArraySpec {
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    pub(crate) items: TypeSet,
+}
+
 /// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass
 /// over the instance evaluates all three (the siblings have no keyword of their own then).
 #[derive(Debug, Clone, Copy)]
@@ -378,6 +387,9 @@ pub(crate) struct Compiled {
     /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
     /// hash table in `property_hash` (start, size - 1).
     pub(crate) property_tables: Vec<(u32, u32)>,
+    /// Per node: the index of its `ArraySpec` when it has the typed-array shape.
+    pub(crate) array_spec_of: Vec<u32>,
+    pub(crate) array_specs: Vec<ArraySpec>,
     /// Open-addressing tables of (signature, index into `properties`); empty slots have
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,

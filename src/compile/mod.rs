@@ -193,6 +193,8 @@ impl<'a> Compiler<'a> {
                 property_order: Vec::new(),
                 property_sigs: Vec::new(),
                 property_tables: Vec::new(),
+                array_spec_of: Vec::new(),
+                array_specs: Vec::new(),
                 property_hash: Vec::new(),
                 property_required: Vec::new(),
                 walk_required: Vec::new(),

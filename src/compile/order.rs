@@ -6,7 +6,7 @@
 //! sibling property; a static cost estimate per node orders both.
 
 use crate::json::TypeSet;
-use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
+use crate::schema::{ArraySpec, Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
 
 /// Caps the estimate so recursive schemas stay finite.
 const CAP: u32 = 1_000_000;
@@ -317,11 +317,29 @@ fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
 #[inline(never)]
 fn node_shapes(c: &mut Compiled, live: &[u32]) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
+    c.array_spec_of = vec![u32::MAX; c.nodes.len()];
     for i in live.iter().map(|&i| i as usize) {
         let (shape, types) = type_shape(c, NodeId(i as u32));
         let node = &mut c.nodes[i];
         node.shape = shape;
         node.types = types;
+        if shape == Shape::TypedArray {
+            let mut spec = ArraySpec {
+                min: 0,
+                max: u64::MAX,
+                items: TypeSet::all(),
+            };
+            for kw in &c.keywords[c.nodes[i].body()] {
+                match *kw {
+                    Keyword::MinItems(m) => spec.min = spec.min.max(m),
+                    Keyword::MaxItems(m) => spec.max = spec.max.min(m),
+                    Keyword::Items { node, .. } => spec.items = c.nodes[node.index()].types,
+                    _ => {}
+                }
+            }
+            c.array_spec_of[i] = c.array_specs.len() as u32;
+            c.array_specs.push(spec);
+        }
     }
 }
 

@@ -396,7 +396,7 @@ pub(crate) fn eval<C: Collector>(
             return true;
         }
         if n.shape == Shape::TypedArray {
-            return typed_array(c, body, instance);
+            return typed_array(c, node, instance);
         }
     }
     let marker = 0u8;
@@ -572,6 +572,10 @@ fn eval_node<C: Collector>(
                         if of.body().is_empty() {
                             // Items of a type only (`{"type": "number"}`): one test each.
                             items.iter().all(|item| admits(of.types, item))
+                        } else if of.shape == Shape::TypedArray {
+                            items.iter().all(|item| {
+                                admits(of.types, item) && typed_array_inline(c, child, item)
+                            })
                         } else {
                             items.iter().all(|item| eval(c, child, item, ctx, col))
                         }
@@ -987,21 +991,46 @@ fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
 /// A node of the typed-array shape (see `Shape::TypedArray`), fail-fast: no context, no
 /// dispatch through the general keyword loop.
 #[inline(never)]
-fn typed_array(c: &Compiled, body: std::ops::Range<usize>, instance: &Value) -> bool {
+fn typed_array(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    typed_array_inline(c, node, instance)
+}
+
+/// [`typed_array`], inline: for the items of an array of typed arrays (the rings and
+/// lines of GeoJSON), where a call per item costs as much as the check.
+#[inline(always)]
+fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
     let Value::Array(items) = instance else {
         return true;
     };
+    let spec = c
+        .array_spec_of
+        .get(node.index())
+        .and_then(|&i| c.array_specs.get(i as usize));
+    // (Every node of the shape has its spec; without one nothing is checked but by the
+    // keywords themselves.)
+    let Some(spec) = spec else {
+        return valid_at_general(c, node, instance);
+    };
     let len = items.len() as u64;
-    c.keywords[body].iter().all(|kw| match *kw {
-        Keyword::MinItems(min) => len >= min,
-        Keyword::MaxItems(max) => len <= max,
-        Keyword::Items { node, .. } => {
-            let types = c.node(node).types;
-            items.iter().all(|item| admits(types, item))
-        }
-        // The shape admits nothing else.
-        _ => true,
-    })
+    len >= spec.min && len <= spec.max && items.iter().all(|item| admits(spec.items, item))
+}
+
+/// `node` evaluated by the general keyword loop, from an empty context.
+#[cold]
+fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    let path = location::Path::root();
+    let scope = Scope {
+        resource: c.node(node).resource,
+        parent: None,
+    };
+    let hop = Hop::root(node);
+    let ctx = Ctx {
+        path: &path,
+        scope: &scope,
+        hop: &hop,
+        stack_limit: stack_limit(),
+    };
+    eval_node(c, node, instance, ctx, &mut FailFast)
 }
 
 /// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
