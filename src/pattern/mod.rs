@@ -189,6 +189,14 @@ impl CharRun {
         }
     }
 
+    /// Membership of an ASCII byte.
+    #[inline]
+    fn contains_ascii(&self, b: u8) -> bool {
+        let (lo, hi) = (self.ascii as u64, (self.ascii >> 64) as u64);
+        let word = if b < 64 { lo } else { hi };
+        word >> (b & 63) & 1 != 0
+    }
+
     fn contains(&self, c: char) -> bool {
         let c = u32::from(c);
         if c < 128 {
@@ -244,6 +252,16 @@ impl CharRun {
     }
 
     fn matches(&self, subject: &str) -> bool {
+        let bytes = subject.as_bytes();
+        if bytes.is_ascii() {
+            // One byte a character: the bounds are the length, and membership a bit test
+            // per byte with no decoding.
+            let n = bytes.len() as u64;
+            if n < self.min || self.max.is_some_and(|max| n > max) {
+                return false;
+            }
+            return bytes.iter().all(|&b| self.contains_ascii(b));
+        }
         let mut count: u64 = 0;
         for c in subject.chars() {
             if !self.contains(c) {
