@@ -469,3 +469,46 @@ fn runs_anchored_on_one_side_or_none_agree_with_a_regex_engine() {
         }
     }
 }
+
+#[test]
+fn whole_string_runs_agree_with_a_regex_engine() {
+    // ASCII subjects take a byte path (both halves of the bit set, bounds from the
+    // length); others decode characters.
+    let patterns = [
+        "^[a-z]{2,3}$",
+        "^[A-Z_@]+$",
+        "^[!-~]{0,4}$",
+        "^[^~]{3}$",
+        "^[?@]{1,2}$",
+        "^[\\x00-\\x7f]{2}$",
+    ];
+    let subjects = [
+        "",
+        "ab",
+        "abcd",
+        "A_@",
+        "?",
+        "@?",
+        "?@?",
+        "~~",
+        "a~b",
+        "abc",
+        "\u{7f}\u{7f}",
+        "é",
+        "éa",
+        "A\u{1F600}",
+        "\t\n",
+    ];
+    for p in patterns {
+        assert!(kind(p).contains("Run"), "{p}");
+        let reference = regex::Regex::new(p).unwrap();
+        for s in subjects {
+            let expected = if reference.is_match(s) {
+                MatchOutcome::Match
+            } else {
+                MatchOutcome::NoMatch
+            };
+            assert_eq!(outcome(p, s), expected, "{p:?} on {s:?}");
+        }
+    }
+}
