@@ -113,7 +113,6 @@ keywords! {
 /// One schema object's members: keywords by slot, and what `evaluate` keeps as
 /// annotations (annotation keywords and unknown keywords, in key order).
 pub(crate) struct Keys<'v> {
-    map: &'v Map<String, Value>,
     slots: [Option<&'v Value>; COUNT],
     annotations: smallvec::SmallVec<[(&'v str, &'v Value); 4]>,
 }
@@ -121,7 +120,6 @@ pub(crate) struct Keys<'v> {
 impl<'v> Keys<'v> {
     pub(crate) fn of(map: &'v Map<String, Value>) -> Keys<'v> {
         let mut keys = Keys {
-            map,
             slots: [None; COUNT],
             annotations: smallvec::SmallVec::new(),
         };
@@ -139,19 +137,18 @@ impl<'v> Keys<'v> {
         keys
     }
 
-    /// The member `name`: a slot read when `name` is a keyword (folded at build time for
-    /// a literal name), a map lookup otherwise.
-    #[inline(always)]
+    /// The member `name`: a slot read when `name` is a keyword, a map lookup otherwise.
+    #[cfg(test)]
     pub(crate) fn get(&self, name: &str) -> Option<&'v Value> {
         match kw_of(name) {
             Some(kw) => self.slots[kw as usize],
-            None => self.map.get(name),
+            // Unknown keywords are all kept as annotations.
+            None => self
+                .annotations
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| *v),
         }
-    }
-
-    #[inline(always)]
-    pub(crate) fn contains_key(&self, name: &str) -> bool {
-        self.get(name).is_some()
     }
 
     /// The keyword `kw`, if present.

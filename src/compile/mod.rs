@@ -643,14 +643,20 @@ impl<'a> Compiler<'a> {
         (self.out.limits.len() - 1) as u32
     }
 
-    fn pattern(&mut self, source: &str, location: String) -> Result<u32, SchemaError> {
+    /// The compiled pattern `source` (shared by every keyword that uses it); `location`
+    /// names the keyword for an error, built only then.
+    fn pattern(
+        &mut self,
+        source: &str,
+        location: impl FnOnce() -> String,
+    ) -> Result<u32, SchemaError> {
         if let Some(&i) = self.pattern_cache.get(source) {
             return Ok(i);
         }
         let p = Pattern::new(source, self.options.pattern_budget).map_err(|why| {
             SchemaError::new(
                 SchemaErrorKind::InvalidPattern,
-                location,
+                location(),
                 format!(
                     "invalid regular expression {:?}: {why}",
                     crate::error::clip(source)
@@ -739,7 +745,7 @@ impl<'a> Compiler<'a> {
         // `$schema` counts on resource roots only.
         let id_kw_guess = task.dialect.id_keyword();
         if let Some(s) = map.kw(Kw::Schema)
-            && (is_doc_root || map.has(Kw::Id) || map.contains_key(id_kw_guess))
+            && (is_doc_root || map.has(Kw::Id) || map.has(id_kw_of(id_kw_guess)))
         {
             let Value::String(declared) = s else {
                 return Err(invalid(&ptr, "$schema", "must be a string"));
@@ -753,7 +759,7 @@ impl<'a> Compiler<'a> {
         // `$id`: a new resource and base URI.
         let id_kw = d.id_keyword();
         let mut anchor_from_id: Option<String> = None;
-        if !ref_only && let Some(idv) = map.get(id_kw) {
+        if !ref_only && let Some(idv) = map.kw(id_kw_of(id_kw)) {
             let Value::String(id) = idv else {
                 return Err(invalid(&ptr, id_kw, "must be a string"));
             };
@@ -855,7 +861,12 @@ impl<'a> Compiler<'a> {
                 "$defs" => d.at_least(Draft::Draft201909),
                 _ => !d.at_least(Draft::Draft202012),
             };
-            match map.get(defs_kw) {
+            let defs_value = if defs_kw == "$defs" {
+                map.kw(Kw::Defs)
+            } else {
+                map.kw(Kw::Definitions)
+            };
+            match defs_value {
                 Some(Value::Object(defs))
                     if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) =>
                 {
@@ -873,7 +884,7 @@ impl<'a> Compiler<'a> {
 
         if ref_only {
             let r = map
-                .get("$ref")
+                .kw(Kw::Ref)
                 .and_then(Value::as_str)
                 .ok_or_else(|| invalid(&ptr, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
@@ -1007,7 +1018,7 @@ impl<'a> Compiler<'a> {
                 let Value::String(source) = p else {
                     return Err(invalid(ptr, "pattern", "must be a string"));
                 };
-                let i = self.pattern(source, pointer::join(ptr, &["pattern"]))?;
+                let i = self.pattern(source, || pointer::join(ptr, &["pattern"]))?;
                 self.push_keyword(Keyword::Pattern(i), "pattern");
             }
             if let Some(r) = map.kw(Kw::Required) {
@@ -1072,11 +1083,11 @@ impl<'a> Compiler<'a> {
         }
         if self.options.assert_content && d.at_least(Draft::Draft7) {
             let encoding = map
-                .get("contentEncoding")
+                .kw(Kw::ContentEncoding)
                 .and_then(Value::as_str)
                 .filter(|e| *e == "base64");
             let media = map
-                .get("contentMediaType")
+                .kw(Kw::ContentMediaType)
                 .and_then(Value::as_str)
                 .filter(|m| *m == "application/json");
             if encoding.is_some() || media.is_some() {
@@ -1346,7 +1357,7 @@ impl<'a> Compiler<'a> {
             };
             let mut entries = Vec::with_capacity(pats.len());
             for (k, v) in pats {
-                let pi = self.pattern(k, pointer::join(ptr, &["patternProperties", k]))?;
+                let pi = self.pattern(k, || pointer::join(ptr, &["patternProperties", k]))?;
                 entries.push((pi, self.child(task, &["patternProperties", k], v)));
             }
             let start = self.out.pattern_properties.len() as u32;
@@ -1398,7 +1409,12 @@ impl<'a> Compiler<'a> {
         dep_schemas_kw: &'static str,
     ) -> Result<(), SchemaError> {
         let ptr: &str = &task.pointer;
-        if let Some(ds) = map.get(dep_schemas_kw) {
+        let deps_kw = if dep_schemas_kw == "dependencies" {
+            Kw::Dependencies
+        } else {
+            Kw::DependentSchemas
+        };
+        if let Some(ds) = map.kw(deps_kw) {
             let Value::Object(deps) = ds else {
                 return Err(invalid(ptr, dep_schemas_kw, "must be an object"));
             };
@@ -1529,6 +1545,11 @@ impl<'a> Compiler<'a> {
 }
 
 /// `$anchor` names: a letter or underscore, then letters, digits, `-`, `_`, `.`, `:`.
+/// The keyword of an `$id` keyword name (`id` in draft 4).
+fn id_kw_of(name: &str) -> Kw {
+    if name == "id" { Kw::LegacyId } else { Kw::Id }
+}
+
 /// `n` in decimal, written into `buf`.
 fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
     let mut at = buf.len();
