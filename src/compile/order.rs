@@ -19,15 +19,14 @@ fn node_costs(c: &Compiled, live: &[u32]) -> Vec<u32> {
         .map(|i| c.keywords_of(NodeId(i as u32)).len() as u32)
         .collect();
     let mut cost = local.clone();
-    let mut prev = local.clone();
-    // A few rounds of relaxation through children: deep enough to tell a `const` from a
-    // large object schema, and finite on recursive schemas.
-    for _ in 0..4 {
-        std::mem::swap(&mut prev, &mut cost);
-        for &i in live {
+    // Children are mostly minted after their parents: in reverse id order one round sums
+    // most subtrees whole; a second one carries the references to earlier nodes. Finite
+    // on recursive schemas (two rounds, capped).
+    for _ in 0..2 {
+        for &i in live.iter().rev() {
             let mut total = local[i as usize];
             for kw in c.keywords_of(NodeId(i)) {
-                total = total.saturating_add(keyword_cost(c, kw, &prev));
+                total = total.saturating_add(keyword_cost(c, kw, &cost));
             }
             cost[i as usize] = total.min(CAP);
         }
