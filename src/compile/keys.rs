@@ -118,23 +118,35 @@ pub(crate) struct Keys<'v> {
 }
 
 impl<'v> Keys<'v> {
+    #[cfg(test)]
     pub(crate) fn of(map: &'v Map<String, Value>) -> Keys<'v> {
-        let mut keys = Keys {
+        let mut keys = Keys::empty();
+        keys.read(map);
+        keys
+    }
+
+    /// No members: filled in place by [`Keys::read`] (the struct is large to move).
+    #[inline(always)]
+    pub(crate) fn empty() -> Keys<'v> {
+        Keys {
             slots: [None; COUNT],
             annotations: smallvec::SmallVec::new(),
-        };
+        }
+    }
+
+    /// Sorts the members of `map` into their slots.
+    pub(crate) fn read(&mut self, map: &'v Map<String, Value>) {
         for (k, v) in map {
             match kw_of(k) {
                 Some(kw) => {
-                    keys.slots[kw as usize] = Some(v);
+                    self.slots[kw as usize] = Some(v);
                     if ANNOTATION[kw as usize] {
-                        keys.annotations.push((k, v));
+                        self.annotations.push((k, v));
                     }
                 }
-                None => keys.annotations.push((k, v)),
+                None => self.annotations.push((k, v)),
             }
         }
-        keys
     }
 
     /// The member `name`: a slot read when `name` is a keyword, a map lookup otherwise.

@@ -551,7 +551,11 @@ impl<'a> Compiler<'a> {
                 self.ensure_resource(&mut task)?;
                 self.push_keyword(Keyword::False, "false");
             }
-            Value::Object(map) => self.compile_object(&mut task, &Keys::of(map))?,
+            Value::Object(map) => {
+                let mut keys = Keys::empty();
+                keys.read(map);
+                self.compile_object(&mut task, &keys)?
+            }
             _ => {
                 return Err(SchemaError::new(
                     SchemaErrorKind::InvalidKeyword,
