@@ -455,12 +455,20 @@ impl Compiled {
 impl Compiled {
     /// Gives back the room reserved for the per-node tables and not used.
     pub(crate) fn shrink_to_fit(&mut self) {
-        self.nodes.shrink_to_fit();
-        self.node_info.shrink_to_fit();
-        self.node_annotations.shrink_to_fit();
-        self.keywords.shrink_to_fit();
-        self.keyword_names.shrink_to_fit();
-        self.annotation_text.shrink_to_fit();
+        // (A reallocation each; not worth it for a few spare slots.)
+        fn shrink<T>(v: &mut Vec<T>) {
+            if v.capacity() > v.len() + v.len() / 4 + 8 {
+                v.shrink_to_fit();
+            }
+        }
+        shrink(&mut self.nodes);
+        shrink(&mut self.node_info);
+        shrink(&mut self.node_annotations);
+        shrink(&mut self.keywords);
+        shrink(&mut self.keyword_names);
+        if self.annotation_text.capacity() > self.annotation_text.len() + 64 {
+            self.annotation_text.shrink_to_fit();
+        }
     }
     #[inline]
     pub(crate) fn node(&self, id: NodeId) -> &Node {

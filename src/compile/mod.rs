@@ -120,6 +120,9 @@ struct Compiler<'a> {
     pattern_cache: AHashMap<String, u32>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
+    /// One random state for every map (making one per map costs more than a small
+    /// schema's whole compile step).
+    hasher: ahash::RandomState,
     /// A buffer for building child pointers, kept across calls.
     scratch: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
@@ -178,6 +181,7 @@ impl<'a> Compiler<'a> {
                 loaded: false,
             });
         }
+        let hasher = ahash::RandomState::new();
         Ok(Compiler {
             options,
             out: Compiled {
@@ -224,15 +228,16 @@ impl<'a> Compiler<'a> {
             meta: Vec::new(),
             resource_meta: Vec::new(),
             location_to_node: Vec::new(),
-            resource_by_uri: AHashMap::new(),
-            anchors: AHashMap::new(),
-            anchor_names: AHashMap::new(),
+            resource_by_uri: AHashMap::with_hasher(hasher.clone()),
+            anchors: AHashMap::with_hasher(hasher.clone()),
+            anchor_names: AHashMap::with_hasher(hasher.clone()),
             recursive_anchor_resources: Vec::new(),
             pending: Vec::new(),
-            resolved: AHashMap::new(),
-            pattern_cache: AHashMap::new(),
+            resolved: AHashMap::with_hasher(hasher.clone()),
+            pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
             scratch: String::new(),
+            hasher,
             location_bytes: 0,
         })
     }
@@ -248,7 +253,11 @@ impl<'a> Compiler<'a> {
         self.meta.reserve(nodes);
         self.out.keywords.reserve(nodes * 2);
         self.out.keyword_names.reserve(nodes * 2);
-        self.location_to_node.push(AHashMap::with_capacity(nodes));
+        self.location_to_node
+            .push(AHashMap::with_capacity_and_hasher(
+                nodes,
+                self.hasher.clone(),
+            ));
     }
 
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
@@ -277,8 +286,9 @@ impl<'a> Compiler<'a> {
     ) -> NodeId {
         let pointer: Arc<str> = Arc::from(pointer);
         if self.location_to_node.len() <= doc as usize {
-            self.location_to_node
-                .resize_with(doc as usize + 1, AHashMap::new);
+            self.location_to_node.resize_with(doc as usize + 1, || {
+                AHashMap::with_hasher(self.hasher.clone())
+            });
         }
         let id = NodeId(self.out.nodes.len() as u32);
         // One hash of the location: found, or registered as the new node.
@@ -1030,16 +1040,23 @@ impl<'a> Compiler<'a> {
                     return Err(invalid(ptr, "required", "must be an array of strings"));
                 };
                 let start = self.out.strings.len() as u32;
-                // The meta-schemas require unique names (a set: lists may be long).
-                let mut seen = ahash::AHashSet::with_capacity(items.len());
                 for item in items {
                     let s = item
                         .as_str()
                         .ok_or_else(|| invalid(ptr, "required", "must be an array of strings"))?;
-                    if !seen.insert(s) {
-                        return Err(invalid(ptr, "required", "names a property twice"));
-                    }
                     self.out.strings.push(Arc::from(s));
+                }
+                // The meta-schemas require unique names: compared pairwise when the list
+                // is short (most are), through a set otherwise.
+                let names = &self.out.strings[start as usize..];
+                let repeated = if names.len() <= 16 {
+                    (1..names.len()).any(|j| names[..j].contains(&names[j]))
+                } else {
+                    let mut seen = ahash::AHashSet::with_capacity(names.len());
+                    !names.iter().all(|n| seen.insert(n))
+                };
+                if repeated {
+                    return Err(invalid(ptr, "required", "names a property twice"));
                 }
                 let span = Span {
                     start,

@@ -133,12 +133,7 @@ fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
     (n.shape, n.types)
 }
 
-/// Every subschema `node` applies, to the instance or to a part of it.
-fn subschemas(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
-    each_subschema(c, node, |n| out.push(n));
-}
-
-/// Calls `f` with every subschema `node` applies (see [`subschemas`]).
+/// Calls `f` with every subschema `node` applies, to the instance or to a part of it.
 #[inline]
 fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
     let mut f = |n: NodeId| {
@@ -200,7 +195,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
 #[inline(never)]
 fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
     let mut seen = vec![false; c.nodes.len()];
-    let mut stack = Vec::new();
+    let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
         for kw in c.keywords_of(NodeId(i as u32)) {
             match *kw {
@@ -212,15 +207,12 @@ fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
             }
         }
     }
-    let mut next = Vec::new();
     while let Some(n) = stack.pop() {
         if n.is_none() || seen[n.index()] {
             continue;
         }
         seen[n.index()] = true;
-        next.clear();
-        subschemas(c, n, &mut next);
-        stack.extend_from_slice(&next);
+        each_subschema(c, n, |child| stack.push(child));
     }
     seen
 }
@@ -409,7 +401,7 @@ fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
     // Properties: an evaluation order beside the name order (kept for lookups).
     c.property_order = (0..c.properties.len() as u32).collect();
     let speculative = speculative_nodes(c, live);
-    let mut spans = Vec::new();
+    let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for &i in live {
         let speculative = speculative[i as usize];
         for kw in c.keywords_of(NodeId(i)) {
@@ -475,7 +467,7 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
         .enumerate()
         .map(|(i, (name, _))| (crate::names::signature(name), i as u32))
         .collect();
-    let mut spans = Vec::new();
+    let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
         for kw in c.keywords_of(NodeId(i as u32)) {
             match *kw {
@@ -514,7 +506,7 @@ fn fuse_required(c: &mut Compiled, live: &[u32]) {
     c.property_required = vec![false; c.properties.len()];
     c.walk_required = vec![0; c.properties.len()];
     c.required_walked = vec![false; c.strings.len()];
-    let mut found = Vec::new();
+    let mut found: smallvec::SmallVec<[usize; 16]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
         let mut required = None;
         let mut walked = None;
