@@ -187,6 +187,23 @@ pub(crate) struct ArraySpec {
     pub(crate) items: TypeSet,
 }
 
+/// What a node of the plain-object shape checks, read in one place: its bounds, the
+/// `required` names a lookup checks (those the walk does not count), and the walk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ObjectSpec {
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+    /// `required` names checked by lookup (empty when the walk counts them).
+    pub(crate) required: Span,
+    /// The declared names the walk looks keys up in.
+    pub(crate) names: Span,
+    /// The schema of the other keys (`additionalProperties`), if any.
+    pub(crate) others: NodeId,
+    /// `additionalProperties` with `patternProperties`: (its keyword, its index in
+    /// `additional`), walked by the fused keyword; `u32::MAX` when not.
+    pub(crate) patterned: (u32, u32),
+}
+
 /// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass
 /// over the instance evaluates all three (the siblings have no keyword of their own then).
 #[derive(Debug, Clone, Copy)]
@@ -387,9 +404,11 @@ pub(crate) struct Compiled {
     /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
     /// hash table in `property_hash` (start, size - 1).
     pub(crate) property_tables: Vec<(u32, u32)>,
-    /// Per node: the index of its `ArraySpec` when it has the typed-array shape.
+    /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
+    /// (plain-object shape).
     pub(crate) array_spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
+    pub(crate) object_specs: Vec<ObjectSpec>,
     /// Open-addressing tables of (signature, index into `properties`); empty slots have
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,

@@ -274,7 +274,24 @@ fn plain_objects_walked_once() {
         );
         check(&schema, &json!({"name": "a"}), false);
         check(&schema, &json!([]), false);
+        // Six properties, each fine: only `maxProperties` fails.
+        let six = json!({"name": "a", "zzz_not_declared": 1, "tags": [], "inner": {"x": 1}, "p": 1, "q": 2});
+        check(&schema, &six, false);
     }
+    // Bounds alone, with the walk counting `required`.
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {}},
+        "required": ["a"],
+        "minProperties": 2,
+        "maxProperties": 2
+    }))
+    .unwrap();
+    check(&schema, &json!({"a": "x"}), false);
+    check(&schema, &json!({"a": "x", "b": 1}), true);
+    check(&schema, &json!({"a": "x", "c": 1}), true);
+    check(&schema, &json!({"b": 1, "c": 1}), false);
+    check(&schema, &json!({"a": "x", "b": 1, "c": 1}), false);
 }
 
 #[test]

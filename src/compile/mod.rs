@@ -199,6 +199,7 @@ impl<'a> Compiler<'a> {
                 property_tables: Vec::new(),
                 array_spec_of: Vec::new(),
                 array_specs: Vec::new(),
+                object_specs: Vec::new(),
                 property_hash: Vec::new(),
                 property_required: Vec::new(),
                 walk_required: Vec::new(),

@@ -6,7 +6,7 @@
 //! sibling property; a static cost estimate per node orders both.
 
 use crate::json::TypeSet;
-use crate::schema::{ArraySpec, Compiled, Keyword, NodeId, SCAN_LIMIT, Shape};
+use crate::schema::{ArraySpec, Compiled, Keyword, NodeId, ObjectSpec, SCAN_LIMIT, Shape, Span};
 
 /// Caps the estimate so recursive schemas stay finite.
 const CAP: u32 = 1_000_000;
@@ -231,6 +231,49 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     plain_objects(c, live);
     property_tables(c, live);
     fuse_required(c, live);
+    object_specs(c, live);
+}
+
+/// The `ObjectSpec` of every node of the plain-object shape (needs the fused `required`).
+#[inline(never)]
+fn object_specs(c: &mut Compiled, live: &[u32]) {
+    for i in live.iter().map(|&i| i as usize) {
+        if c.nodes[i].shape != Shape::PlainObject {
+            continue;
+        }
+        let body = c.nodes[i].body();
+        let mut spec = ObjectSpec {
+            min: 0,
+            max: u64::MAX,
+            required: Span { start: 0, end: 0 },
+            names: Span { start: 0, end: 0 },
+            others: NodeId::NONE,
+            patterned: (u32::MAX, u32::MAX),
+        };
+        for (k, kw) in body.clone().zip(&c.keywords[body]) {
+            match *kw {
+                Keyword::Properties(span) => spec.names = span,
+                Keyword::AdditionalProperties(a) => {
+                    let add = c.additional[a as usize];
+                    spec.names = add.properties;
+                    spec.others = add.node;
+                    if add.patterns.len() > 0 {
+                        spec.patterned = (k as u32, a);
+                    }
+                }
+                Keyword::Required(span)
+                    if c.required_walked.get(span.start as usize) != Some(&true) =>
+                {
+                    spec.required = span;
+                }
+                Keyword::MinProperties(m) => spec.min = spec.min.max(m),
+                Keyword::MaxProperties(m) => spec.max = spec.max.min(m),
+                _ => {}
+            }
+        }
+        c.array_spec_of[i] = c.object_specs.len() as u32;
+        c.object_specs.push(spec);
+    }
 }
 
 /// The nodes evaluation can reach from the root, in id order. A schema document often defines much

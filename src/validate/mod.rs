@@ -413,7 +413,7 @@ pub(crate) fn eval<C: Collector>(
         // (The dynamic scope, when kept, must see the node itself.)
         let n = c.node(node);
         if n.shape == Shape::PlainObject && !enters_resource(c, n, &ctx) {
-            return plain_object(c, node, n.body(), instance, ctx, col);
+            return plain_object(c, node, instance, ctx, col);
         }
     }
     eval_node(c, node, instance, ctx, col)
@@ -1039,7 +1039,6 @@ fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
 fn plain_object<C: Collector>(
     c: &Compiled,
     node: NodeId,
-    body: std::ops::Range<usize>,
     instance: &Value,
     ctx: Ctx<'_>,
     col: &mut C,
@@ -1047,40 +1046,30 @@ fn plain_object<C: Collector>(
     let Value::Object(o) = instance else {
         return true;
     };
-    let mut names = crate::schema::Span { start: 0, end: 0 };
-    // The schema for keys `names` does not hold (`additionalProperties`), if any.
-    let mut others = NodeId::NONE;
-    // `additionalProperties` with `patternProperties`: its own walk, at the end.
-    let mut patterned = None;
-    let start = body.start;
-    for (offset, kw) in c.keywords[body].iter().enumerate() {
-        let ok = match *kw {
-            Keyword::Properties(span) => {
-                names = span;
-                true
-            }
-            Keyword::AdditionalProperties(i) => {
-                let a = c.additional[i as usize];
-                names = a.properties;
-                others = a.node;
-                if a.patterns.len() > 0 {
-                    patterned = Some((start + offset, i));
-                }
-                true
-            }
-            Keyword::Required(span) => required_met(c, span, o),
-            Keyword::MinProperties(min) => o.len() as u64 >= min,
-            Keyword::MaxProperties(max) => o.len() as u64 <= max,
-            // The shape admits nothing else.
-            _ => true,
-        };
-        if !ok {
-            return false;
-        }
+    let spec = c
+        .array_spec_of
+        .get(node.index())
+        .and_then(|&i| c.object_specs.get(i as usize));
+    // (Every node of the shape has its spec; without one, the general loop decides.)
+    let Some(spec) = spec else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let len = o.len() as u64;
+    if len < spec.min || len > spec.max {
+        return false;
     }
-    if let Some((k, i)) = patterned {
-        return additional_properties(c, node, k, i, o, ctx, col);
+    if spec.required.len() > 0
+        && !c.strings[spec.required.range()]
+            .iter()
+            .all(|name| o.contains_key(name.as_ref()))
+    {
+        return false;
     }
+    if spec.patterned.0 != u32::MAX {
+        let (k, i) = spec.patterned;
+        return additional_properties(c, node, k as usize, i, o, ctx, col);
+    }
+    let (names, others) = (spec.names, spec.others);
     let mut met = 0;
     for (key, value) in o {
         match c.find_property(names, key) {
