@@ -160,6 +160,9 @@ pub(crate) enum Shape {
     /// "items": {"type": "number"}}`): the body holds only `minItems`, `maxItems` and an
     /// `items` from the first item whose schema is a non-strict `type` alone.
     TypedArray,
+    /// An array whose body holds only `minItems`, `maxItems` and an `items` from the first
+    /// item (of any schema): bounds, then each item, with no keyword loop.
+    ItemsArray,
     /// An object checked by one walk over its keys: the body holds only `properties` (in
     /// an order the walk may follow) or `additionalProperties` (with its siblings), and
     /// `required`, `minProperties`, `maxProperties`.
@@ -185,6 +188,8 @@ pub(crate) struct ArraySpec {
     pub(crate) min: u64,
     pub(crate) max: u64,
     pub(crate) items: TypeSet,
+    /// The items' schema.
+    pub(crate) item: NodeId,
 }
 
 /// What a node of the plain-object shape checks, read in one place: its bounds, the

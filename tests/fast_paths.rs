@@ -508,3 +508,53 @@ fn types_inferred_through_references_and_branches() {
     check(&schema, &json!("x"), true);
     check(&schema, &json!(null), false);
 }
+
+#[test]
+fn arrays_of_any_items_with_bounds() {
+    // Arrays whose body is only bounds and `items` (of any schema) skip the keyword loop;
+    // arrays of typed arrays (GeoJSON rings) check their items inline.
+    let schema = Schema::compile(&json!({
+        "$defs": {"pair": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}},
+        "properties": {
+            "people": {
+                "type": "array",
+                "maxItems": 2,
+                "items": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            },
+            "ring": {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/pair"}},
+            "rings": {"type": "array", "items": {"type": "array", "minItems": 1, "items": {"type": "integer"}}}
+        }
+    }))
+    .unwrap();
+    let one = |name: &str, v: Value| json!({ name: v });
+    check(&schema, &one("people", json!([])), true);
+    check(
+        &schema,
+        &one("people", json!([{"name": "a"}, {"name": "b"}])),
+        true,
+    );
+    check(
+        &schema,
+        &one("people", json!([{"name": "a"}, {"name": 1}])),
+        false,
+    );
+    check(&schema, &one("people", json!([{"name": "a"}, {}])), false);
+    check(
+        &schema,
+        &one(
+            "people",
+            json!([{"name": "a"}, {"name": "b"}, {"name": "c"}]),
+        ),
+        false,
+    );
+    check(&schema, &one("people", json!({"name": "a"})), false);
+    check(&schema, &one("ring", json!([[1, 2], [3.5, 4]])), true);
+    check(&schema, &one("ring", json!([[1, 2]])), false);
+    check(&schema, &one("ring", json!([[1, 2], [3]])), false);
+    check(&schema, &one("ring", json!([[1, 2], [3, "4"]])), false);
+    check(&schema, &one("ring", json!([[1, 2], 3])), false);
+    check(&schema, &one("rings", json!([[1], [2, 3]])), true);
+    check(&schema, &one("rings", json!([[1], []])), false);
+    check(&schema, &one("rings", json!([[1], [2.5]])), false);
+    check(&schema, &one("rings", json!([[1], [2.0]])), true);
+}

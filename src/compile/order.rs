@@ -353,21 +353,39 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
     c.array_spec_of = vec![u32::MAX; c.nodes.len()];
     for i in live.iter().map(|&i| i as usize) {
-        let (shape, types) = type_shape(c, NodeId(i as u32));
+        let (mut shape, types) = type_shape(c, NodeId(i as u32));
+        let body = &c.keywords[c.nodes[i].body()];
+        let items_only = body.iter().all(|k| {
+            matches!(
+                k,
+                Keyword::MinItems(_) | Keyword::MaxItems(_) | Keyword::Items { skip: 0, .. }
+            )
+        }) && body
+            .iter()
+            .filter(|k| matches!(k, Keyword::Items { .. }))
+            .count()
+            == 1;
+        if shape == Shape::General && items_only {
+            shape = Shape::ItemsArray;
+        }
         let node = &mut c.nodes[i];
         node.shape = shape;
         node.types = types;
-        if shape == Shape::TypedArray {
+        if matches!(shape, Shape::TypedArray | Shape::ItemsArray) {
             let mut spec = ArraySpec {
                 min: 0,
                 max: u64::MAX,
                 items: TypeSet::all(),
+                item: NodeId::NONE,
             };
             for kw in &c.keywords[c.nodes[i].body()] {
                 match *kw {
                     Keyword::MinItems(m) => spec.min = spec.min.max(m),
                     Keyword::MaxItems(m) => spec.max = spec.max.min(m),
-                    Keyword::Items { node, .. } => spec.items = c.nodes[node.index()].types,
+                    Keyword::Items { node, .. } => {
+                        spec.items = c.nodes[node.index()].types;
+                        spec.item = node;
+                    }
                     _ => {}
                 }
             }

@@ -415,8 +415,48 @@ pub(crate) fn eval<C: Collector>(
         if n.shape == Shape::PlainObject && !enters_resource(c, n, &ctx) {
             return plain_object(c, node, instance, ctx, col);
         }
+        if n.shape == Shape::ItemsArray && !enters_resource(c, n, &ctx) {
+            return items_array(c, node, instance, ctx, col);
+        }
     }
     eval_node(c, node, instance, ctx, col)
+}
+
+/// A node of the items-array shape (see `Shape::ItemsArray`), fail-fast: its bounds, then
+/// each item against the items' schema, with no keyword loop.
+#[inline(never)]
+fn items_array<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let spec = c
+        .array_spec_of
+        .get(node.index())
+        .and_then(|&i| c.array_specs.get(i as usize));
+    // (Every node of the shape has its spec; without one, the general loop decides.)
+    let Some(spec) = spec else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let len = items.len() as u64;
+    if len < spec.min || len > spec.max {
+        return false;
+    }
+    let child = spec.item;
+    let of = c.node(child);
+    if of.shape == Shape::TypedArray {
+        // Arrays of typed arrays (GeoJSON rings): inline, no call per item.
+        items
+            .iter()
+            .all(|item| admits(of.types, item) && typed_array_inline(c, child, item))
+    } else {
+        items.iter().all(|item| eval(c, child, item, ctx, col))
+    }
 }
 
 /// Whether evaluating node `n` extends the dynamic scope (kept only when some
