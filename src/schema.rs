@@ -411,7 +411,7 @@ pub(crate) struct Compiled {
     pub(crate) property_tables: Vec<(u32, u32)>,
     /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
     /// (plain-object shape).
-    pub(crate) array_spec_of: Vec<u32>,
+    pub(crate) spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
     pub(crate) object_specs: Vec<ObjectSpec>,
     /// Open-addressing tables of (signature, index into `properties`); empty slots have
@@ -477,6 +477,20 @@ impl Compiled {
 }
 
 impl Compiled {
+    /// The spec of a node of the typed-array or items-array shape.
+    #[inline(always)]
+    pub(crate) fn array_spec(&self, node: NodeId) -> Option<&ArraySpec> {
+        let i = *self.spec_of.get(node.index())?;
+        self.array_specs.get(i as usize)
+    }
+
+    /// The spec of a node of the plain-object shape.
+    #[inline(always)]
+    pub(crate) fn object_spec(&self, node: NodeId) -> Option<&ObjectSpec> {
+        let i = *self.spec_of.get(node.index())?;
+        self.object_specs.get(i as usize)
+    }
+
     /// Gives back the room reserved for the per-node tables and not used.
     pub(crate) fn shrink_to_fit(&mut self) {
         // (A reallocation each; not worth it for a few spare slots.)

@@ -197,7 +197,7 @@ impl<'a> Compiler<'a> {
                 property_order: Vec::new(),
                 property_sigs: Vec::new(),
                 property_tables: Vec::new(),
-                array_spec_of: Vec::new(),
+                spec_of: Vec::new(),
                 array_specs: Vec::new(),
                 object_specs: Vec::new(),
                 property_hash: Vec::new(),

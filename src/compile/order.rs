@@ -271,7 +271,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                 _ => {}
             }
         }
-        c.array_spec_of[i] = c.object_specs.len() as u32;
+        c.spec_of[i] = c.object_specs.len() as u32;
         c.object_specs.push(spec);
     }
 }
@@ -351,7 +351,7 @@ fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
 #[inline(never)]
 fn node_shapes(c: &mut Compiled, live: &[u32]) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
-    c.array_spec_of = vec![u32::MAX; c.nodes.len()];
+    c.spec_of = vec![u32::MAX; c.nodes.len()];
     for i in live.iter().map(|&i| i as usize) {
         let (mut shape, types) = type_shape(c, NodeId(i as u32));
         let body = &c.keywords[c.nodes[i].body()];
@@ -389,7 +389,7 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
                     _ => {}
                 }
             }
-            c.array_spec_of[i] = c.array_specs.len() as u32;
+            c.spec_of[i] = c.array_specs.len() as u32;
             c.array_specs.push(spec);
         }
     }

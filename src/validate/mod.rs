@@ -435,10 +435,7 @@ fn items_array<C: Collector>(
     let Value::Array(items) = instance else {
         return true;
     };
-    let spec = c
-        .array_spec_of
-        .get(node.index())
-        .and_then(|&i| c.array_specs.get(i as usize));
+    let spec = c.array_spec(node);
     // (Every node of the shape has its spec; without one, the general loop decides.)
     let Some(spec) = spec else {
         return eval_node(c, node, instance, ctx, col);
@@ -450,7 +447,8 @@ fn items_array<C: Collector>(
     let child = spec.item;
     let of = c.node(child);
     if of.shape == Shape::TypedArray {
-        // Arrays of typed arrays (GeoJSON rings): inline, no call per item.
+        // Arrays of typed arrays (GeoJSON rings): inline, no call per item (as in the
+        // node loop's `items`; a shared function for both was slower, see BENCHMARKS.md).
         items
             .iter()
             .all(|item| admits(of.types, item) && typed_array_inline(c, child, item))
@@ -1042,10 +1040,7 @@ fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
     let Value::Array(items) = instance else {
         return true;
     };
-    let spec = c
-        .array_spec_of
-        .get(node.index())
-        .and_then(|&i| c.array_specs.get(i as usize));
+    let spec = c.array_spec(node);
     // (Every node of the shape has its spec; without one nothing is checked but by the
     // keywords themselves.)
     let Some(spec) = spec else {
@@ -1086,10 +1081,7 @@ fn plain_object<C: Collector>(
     let Value::Object(o) = instance else {
         return true;
     };
-    let spec = c
-        .array_spec_of
-        .get(node.index())
-        .and_then(|&i| c.object_specs.get(i as usize));
+    let spec = c.object_spec(node);
     // (Every node of the shape has its spec; without one, the general loop decides.)
     let Some(spec) = spec else {
         return eval_node(c, node, instance, ctx, col);
