@@ -114,3 +114,35 @@ fn the_counter_counts() {
     let (_, n) = allocations_during(|| std::hint::black_box(vec![1u8; 16]).len() == 16);
     assert!(n >= 1);
 }
+
+#[test]
+fn unique_items_on_large_arrays_allocates_nothing_in_steady_state() {
+    let schema = toolschema::Schema::compile(&serde_json::json!({"uniqueItems": true})).unwrap();
+    let distinct: Value = (0..500).map(|i| serde_json::json!({"id": i})).collect();
+    let mut repeated = distinct.clone();
+    if let Some(items) = repeated.as_array_mut() {
+        items.push(serde_json::json!({"id": 7}));
+    }
+    for (instance, expected) in [(&distinct, true), (&repeated, false)] {
+        assert_eq!(schema.is_valid(instance), expected); // warm-up
+        let (valid, n) = allocations_during(|| schema.is_valid(instance));
+        assert_eq!(valid, expected);
+        assert_eq!(
+            n,
+            0,
+            "uniqueItems over {} items allocated",
+            instance.as_array().map_or(0, Vec::len)
+        );
+    }
+    // The reported pair is the first repeat in array order.
+    let errors = schema.validate(&repeated).unwrap_err();
+    let message = errors
+        .iter()
+        .next()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("7") && message.contains("500"),
+        "{message}"
+    );
+}

@@ -1846,21 +1846,58 @@ fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
         }
         return None;
     }
-    // Large arrays: hash first, compare only on collision.
+    // Large arrays: hash each item, sort the hashes, compare items only where hashes meet.
+    // The (hash, index) buffer is kept per thread: no allocation in steady state (its
+    // room is given back after an array over a million items).
+    thread_local! {
+        static HASHED: RefCell<Vec<(u64, usize)>> = const { RefCell::new(Vec::new()) };
+    }
+    let Ok(mut buf) =
+        HASHED.with(|cell| cell.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)))
+    else {
+        return duplicate_by_sorting(items, &mut Vec::new());
+    };
+    let found = duplicate_by_sorting(items, &mut buf);
+    if buf.capacity() <= 1 << 20 {
+        buf.clear();
+        let _ = HASHED.with(|cell| cell.try_borrow_mut().map(|mut b| *b = buf));
+    }
+    found
+}
+
+/// The first pair of equal items (by the later item's position), hashing into `buf`.
+fn duplicate_by_sorting(items: &[Value], buf: &mut Vec<(u64, usize)>) -> Option<(usize, usize)> {
     use std::hash::{BuildHasher, Hasher};
     let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
-    let mut seen: ahash::AHashMap<u64, smallvec::SmallVec<[usize; 1]>> =
-        ahash::AHashMap::with_capacity(items.len());
-    for (j, item) in items.iter().enumerate() {
+    buf.clear();
+    buf.extend(items.iter().enumerate().map(|(j, item)| {
         let mut h = state.build_hasher();
         json::hash_value(item, &mut h);
-        let bucket = seen.entry(h.finish()).or_default();
-        if let Some(&i) = bucket.iter().find(|&&i| json::equal(&items[i], item)) {
-            return Some((i, j));
+        (h.finish(), j)
+    }));
+    buf.sort_unstable();
+    // Among items of equal hash (sorted by index), the pair whose second item comes first
+    // in the array: what a scan in array order would report.
+    let mut best: Option<(usize, usize)> = None;
+    let mut start = 0;
+    while start < buf.len() {
+        let mut end = start + 1;
+        while end < buf.len() && buf[end].0 == buf[start].0 {
+            end += 1;
         }
-        bucket.push(j);
+        for b in start + 1..end {
+            let j = buf[b].1;
+            if best.is_some_and(|(_, second)| second <= j) {
+                break;
+            }
+            if let Some(a) = (start..b).find(|&a| json::equal(&items[buf[a].1], &items[j])) {
+                best = Some((buf[a].1, j));
+                break;
+            }
+        }
+        start = end;
     }
-    None
+    best
 }
 
 /// `contentEncoding: base64` and `contentMediaType: application/json`, when they assert.
