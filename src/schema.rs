@@ -491,11 +491,12 @@ impl Compiled {
         self.object_specs.get(i as usize)
     }
 
-    /// Gives back the room reserved for the per-node tables and not used.
+    /// Gives back the room reserved for the tables (see `Compiler::reserve`) and not used.
     pub(crate) fn shrink_to_fit(&mut self) {
-        // (A reallocation each; not worth it for a few spare slots.)
+        // (A reallocation each; not worth it for a few spare slots or bytes.)
         fn shrink<T>(v: &mut Vec<T>) {
-            if v.capacity() > v.len() + v.len() / 4 + 8 {
+            let spare = v.capacity() - v.len();
+            if spare > v.len() / 4 + 8 && spare * std::mem::size_of::<T>() > 1024 {
                 v.shrink_to_fit();
             }
         }
@@ -504,7 +505,10 @@ impl Compiled {
         shrink(&mut self.node_annotations);
         shrink(&mut self.keywords);
         shrink(&mut self.keyword_names);
-        if self.annotation_text.capacity() > self.annotation_text.len() + 64 {
+        shrink(&mut self.properties);
+        shrink(&mut self.node_lists);
+        shrink(&mut self.annotation_values);
+        if self.annotation_text.capacity() > self.annotation_text.len() + 1024 {
             self.annotation_text.shrink_to_fit();
         }
     }

@@ -4,12 +4,27 @@ use crate::Limits;
 use crate::error::{SchemaError, SchemaErrorKind};
 use serde_json::Value;
 
+/// What a schema document holds, counted by [`check`] for sizing the arena's tables up
+/// front (growing them by doubling copies each one several times over).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Size {
+    /// Objects: an upper bound on the subschemas.
+    pub(crate) objects: usize,
+    /// Members of all objects: an upper bound on keywords and named entries.
+    pub(crate) members: usize,
+    /// Items of all arrays: an upper bound on schema lists, `enum` values and `required`
+    /// names.
+    pub(crate) items: usize,
+    /// Bytes of all strings: an upper bound on the annotation text.
+    pub(crate) text: usize,
+}
+
 /// Checks `root` against `limits` without recursion (a deep document cannot overflow the
-/// stack here), and returns how many objects it holds (an upper bound on its subschemas,
-/// for sizing the arena).
-pub(crate) fn check(root: &Value, limits: &Limits) -> Result<usize, SchemaError> {
-    let mut objects = 0usize;
-    let mut stack: Vec<(&Value, usize)> = vec![(root, 1)];
+/// stack here), and returns what it holds (see [`Size`]).
+pub(crate) fn check(root: &Value, limits: &Limits) -> Result<Size, SchemaError> {
+    let mut size = Size::default();
+    let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(64);
+    stack.push((root, 1));
     while let Some((value, depth)) = stack.pop() {
         if depth > limits.max_depth {
             let at = locate(root, depth_predicate(limits.max_depth));
@@ -21,8 +36,9 @@ pub(crate) fn check(root: &Value, limits: &Limits) -> Result<usize, SchemaError>
         }
         match value {
             Value::Object(map) => {
-                objects += 1;
-                if objects > limits.max_subschemas {
+                size.objects += 1;
+                size.members += map.len();
+                if size.objects > limits.max_subschemas {
                     return Err(SchemaError::new(
                         SchemaErrorKind::TooManySubschemas,
                         "",
@@ -34,11 +50,15 @@ pub(crate) fn check(root: &Value, limits: &Limits) -> Result<usize, SchemaError>
                 }
                 stack.extend(map.values().map(|v| (v, depth + 1)));
             }
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::Array(items) => {
+                size.items += items.len();
+                stack.extend(items.iter().map(|v| (v, depth + 1)))
+            }
+            Value::String(s) => size.text += s.len(),
             _ => {}
         }
     }
-    Ok(objects)
+    Ok(size)
 }
 
 fn depth_predicate(max: usize) -> impl Fn(usize) -> bool {

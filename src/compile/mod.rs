@@ -26,9 +26,9 @@ use std::sync::Arc;
 
 /// Compiles `root` under `options`.
 pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, SchemaError> {
-    let objects = caps::check(root, &options.limits)?;
+    let size = caps::check(root, &options.limits)?;
     let mut c = Compiler::new(root, options)?;
-    c.reserve(objects);
+    c.reserve(size);
     let root_id = c.load_root()?;
     c.run()?;
     c.out.root = root_id;
@@ -243,17 +243,32 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// Sizes the per-node tables for about `objects` nodes: growing them by doubling
-    /// copied each one several times over.
-    fn reserve(&mut self, objects: usize) {
+    /// Sizes the tables for what the root document holds: growing them by doubling
+    /// copied each one several times over (a sixth of a small schema's compile).
+    /// Over-estimates are trimmed by `Compiled::shrink_to_fit`.
+    fn reserve(&mut self, size: caps::Size) {
         // Most objects of a schema are subschemas; keywords average under two per node.
-        let nodes = objects.min(1 << 20);
+        const MAX: usize = 1 << 20;
+        let nodes = size.objects.min(MAX);
+        let members = size.members.min(MAX);
+        let items = size.items.min(MAX);
         self.out.nodes.reserve(nodes);
         self.out.node_info.reserve(nodes);
         self.out.node_annotations.reserve(nodes);
         self.meta.reserve(nodes);
-        self.out.keywords.reserve(nodes * 2);
-        self.out.keyword_names.reserve(nodes * 2);
+        self.out.keywords.reserve(members.min(nodes * 2));
+        self.out.keyword_names.reserve(members.min(nodes * 2));
+        // The tables that not every schema uses: only when growing would copy much.
+        if nodes >= 32 {
+            self.out.properties.reserve(nodes);
+            self.out.annotation_values.reserve(members.min(nodes));
+        }
+        if items >= 32 {
+            self.out.node_lists.reserve(items);
+        }
+        if size.text >= 1024 {
+            self.out.annotation_text.reserve(size.text.min(MAX * 16));
+        }
         self.location_to_node
             .push(AHashMap::with_capacity_and_hasher(
                 nodes,
