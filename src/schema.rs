@@ -368,20 +368,17 @@ pub(crate) struct Resource {
     pub(crate) root_pointer: Arc<str>,
 }
 
-/// Cold per-node data, used only to render locations.
-#[derive(Debug, Clone)]
-pub(crate) struct NodeInfo {
-    /// JSON pointer of the node inside its document.
-    pub(crate) pointer: Arc<str>,
-}
-
 /// Everything a compiled schema holds.
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub(crate) nodes: Vec<Node>,
     pub(crate) keywords: Vec<Keyword>,
     pub(crate) keyword_names: Vec<KeywordName>,
-    pub(crate) node_info: Vec<NodeInfo>,
+    /// Per node: its JSON pointer inside its document, a range of `pointer_text` (cold:
+    /// read to render locations).
+    pub(crate) node_pointers: Vec<Span>,
+    /// The nodes' JSON pointers end to end: one buffer, not an allocation per node.
+    pub(crate) pointer_text: String,
     pub(crate) root: NodeId,
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,
@@ -501,16 +498,24 @@ impl Compiled {
             }
         }
         shrink(&mut self.nodes);
-        shrink(&mut self.node_info);
+        shrink(&mut self.node_pointers);
         shrink(&mut self.node_annotations);
         shrink(&mut self.keywords);
         shrink(&mut self.keyword_names);
         shrink(&mut self.properties);
         shrink(&mut self.node_lists);
         shrink(&mut self.annotation_values);
-        if self.annotation_text.capacity() > self.annotation_text.len() + 1024 {
-            self.annotation_text.shrink_to_fit();
+        for text in [&mut self.annotation_text, &mut self.pointer_text] {
+            if text.capacity() > text.len() + 1024 {
+                text.shrink_to_fit();
+            }
         }
+    }
+
+    /// The JSON pointer of `node` inside its document.
+    #[inline]
+    pub(crate) fn pointer_of(&self, node: NodeId) -> &str {
+        &self.pointer_text[self.node_pointers[node.index()].range()]
     }
     #[inline]
     pub(crate) fn node(&self, id: NodeId) -> &Node {

@@ -78,7 +78,7 @@ pub(crate) fn check(c: &Compiled) -> Result<(), SchemaError> {
                     stack.push((next, pool.len(), begin));
                 }
                 GREY => {
-                    let at = &c.node_info[next.index()].pointer;
+                    let at = c.pointer_of(next);
                     return Err(SchemaError::new(
                         SchemaErrorKind::ReferenceCycle,
                         at.to_string(),

@@ -20,6 +20,7 @@ use crate::pattern::Pattern;
 use crate::schema::*;
 use ahash::AHashMap;
 use dialect::{Dialect, vocab};
+use hashbrown::HashTable;
 use keys::{Keys, Kw};
 use serde_json::{Number, Value};
 use std::sync::Arc;
@@ -54,7 +55,9 @@ struct Task<'a> {
     node: NodeId,
     doc: u32,
     value: &'a Value,
-    pointer: Arc<str>,
+    /// The node's pointer: empty while the task waits, filled (in a kept buffer) while it
+    /// compiles.
+    pointer: String,
     base: Arc<str>,
     resource: u32,
     dialect: Dialect,
@@ -80,16 +83,10 @@ struct PendingRef<'a> {
     slot: RefSlot,
     reference: &'a str,
     base: Arc<str>,
-    /// Where the reference stands, for errors: the node's pointer and the keyword (joined
-    /// only when an error needs them).
-    at: Arc<str>,
+    /// Where the reference stands, for errors: the node and the keyword (joined only when
+    /// an error needs them).
+    at: NodeId,
     keyword: &'static str,
-}
-
-impl PendingRef<'_> {
-    fn location(&self) -> String {
-        pointer::join(&self.at, &[self.keyword])
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -107,8 +104,8 @@ struct Compiler<'a> {
     tasks: Vec<Task<'a>>,
     meta: Vec<NodeMeta>,
     resource_meta: Vec<ResourceMeta>,
-    /// Per document: JSON pointer → node.
-    location_to_node: Vec<AHashMap<Arc<str>, NodeId>>,
+    /// Per document: JSON pointer → node (the pointers are in `out.pointer_text`).
+    location_to_node: Vec<HashTable<NodeId>>,
     resource_by_uri: AHashMap<String, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
@@ -125,6 +122,8 @@ struct Compiler<'a> {
     hasher: ahash::RandomState,
     /// A buffer for building child pointers, kept across calls.
     scratch: String,
+    /// The buffer a compiling task's pointer is copied into, kept across tasks.
+    task_pointer: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
     location_bytes: usize,
 }
@@ -188,7 +187,8 @@ impl<'a> Compiler<'a> {
                 nodes: Vec::new(),
                 keywords: Vec::new(),
                 keyword_names: Vec::new(),
-                node_info: Vec::new(),
+                node_pointers: Vec::new(),
+                pointer_text: String::new(),
                 root: NodeId(0),
                 values: Vec::new(),
                 limits: Vec::new(),
@@ -237,7 +237,8 @@ impl<'a> Compiler<'a> {
             resolved: AHashMap::with_hasher(hasher.clone()),
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
-            scratch: String::new(),
+            scratch: String::with_capacity(128),
+            task_pointer: String::with_capacity(128),
             hasher,
             location_bytes: 0,
         })
@@ -253,7 +254,7 @@ impl<'a> Compiler<'a> {
         let members = size.members.min(MAX);
         let items = size.items.min(MAX);
         self.out.nodes.reserve(nodes);
-        self.out.node_info.reserve(nodes);
+        self.out.node_pointers.reserve(nodes);
         self.out.node_annotations.reserve(nodes);
         self.meta.reserve(nodes);
         self.out.keywords.reserve(members.min(nodes * 2));
@@ -269,11 +270,7 @@ impl<'a> Compiler<'a> {
         if size.text >= 1024 {
             self.out.annotation_text.reserve(size.text.min(MAX * 16));
         }
-        self.location_to_node
-            .push(AHashMap::with_capacity_and_hasher(
-                nodes,
-                self.hasher.clone(),
-            ));
+        self.location_to_node.push(HashTable::with_capacity(nodes));
     }
 
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
@@ -300,20 +297,32 @@ impl<'a> Compiler<'a> {
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
-        let pointer: Arc<str> = Arc::from(pointer);
         if self.location_to_node.len() <= doc as usize {
-            self.location_to_node.resize_with(doc as usize + 1, || {
-                AHashMap::with_hasher(self.hasher.clone())
-            });
+            self.location_to_node
+                .resize_with(doc as usize + 1, HashTable::new);
         }
         let id = NodeId(self.out.nodes.len() as u32);
-        // One hash of the location: found, or registered as the new node.
-        match self.location_to_node[doc as usize].entry(pointer.clone()) {
-            std::collections::hash_map::Entry::Occupied(known) => return *known.get(),
-            std::collections::hash_map::Entry::Vacant(slot) => {
+        // One hash of the location: found, or registered as the new node (its pointer
+        // appended to the text all nodes' pointers share).
+        let hash = self.hasher.hash_one(pointer);
+        let (text, spans) = (&mut self.out.pointer_text, &mut self.out.node_pointers);
+        let hasher = &self.hasher;
+        match self.location_to_node[doc as usize].entry(
+            hash,
+            |&n| text[spans[n.index()].range()] == *pointer,
+            |&n| hasher.hash_one(&text[spans[n.index()].range()]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(known) => return *known.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
                 slot.insert(id);
             }
         }
+        let start = text.len() as u32;
+        text.push_str(pointer);
+        spans.push(Span {
+            start,
+            end: text.len() as u32,
+        });
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
@@ -321,9 +330,6 @@ impl<'a> Compiler<'a> {
             typed: false,
             leaf: false,
             shape: Shape::General,
-        });
-        self.out.node_info.push(NodeInfo {
-            pointer: pointer.clone(),
         });
         self.out.node_annotations.push(Span { start: 0, end: 0 });
         self.meta.push(NodeMeta {
@@ -335,7 +341,7 @@ impl<'a> Compiler<'a> {
             node: id,
             doc,
             value,
-            pointer,
+            pointer: String::new(),
             base,
             resource,
             dialect,
@@ -352,9 +358,10 @@ impl<'a> Compiler<'a> {
 
     /// The node compiled (or enqueued) for a location, if any.
     fn node_at(&self, doc: u32, pointer: &str) -> Option<&NodeId> {
+        let hash = self.hasher.hash_one(pointer);
         self.location_to_node
-            .get(doc as usize)
-            .and_then(|m| m.get(pointer))
+            .get(doc as usize)?
+            .find(hash, |&n| self.out.pointer_of(n) == pointer)
     }
 
     fn run(&mut self) -> Result<(), SchemaError> {
@@ -397,11 +404,7 @@ impl<'a> Compiler<'a> {
                 // Unreachable in practice: an unresolved reference either loads a document
                 // (making tasks) or is an error. Guard against looping regardless.
                 let r = &self.pending[0];
-                return Err(SchemaError::new(
-                    SchemaErrorKind::UnresolvedReference,
-                    r.location(),
-                    format!("{:?} resolves to nothing", r.reference),
-                ));
+                return Err(self.unresolved(r, format!("{:?} resolves to nothing", r.reference)));
             }
         }
     }
@@ -438,17 +441,21 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// An unresolved-reference error at `r`.
+    fn unresolved(&self, r: &PendingRef<'_>, why: String) -> SchemaError {
+        let at = pointer::join(self.out.pointer_of(r.at), &[r.keyword]);
+        SchemaError::new(SchemaErrorKind::UnresolvedReference, at, why)
+    }
+
     /// Resolves a pending reference: `Some(node)`, or `None` when a registered document had
     /// to be loaded first.
     fn resolve(&mut self, r: &PendingRef<'a>) -> Result<Option<NodeId>, SchemaError> {
-        let unresolved =
-            |why: String| SchemaError::new(SchemaErrorKind::UnresolvedReference, r.location(), why);
         // `#...` (most references): the base as it is, no URI to build.
         let full;
         let (resource_uri, fragment) = match uri::plain_fragment(r.reference, &r.base) {
             Some(fragment) => (&*r.base, fragment),
             None => {
-                full = uri::resolve(r.reference, &r.base).map_err(unresolved)?;
+                full = uri::resolve(r.reference, &r.base).map_err(|why| self.unresolved(r, why))?;
                 uri::split_fragment(&full)
             }
         };
@@ -460,20 +467,25 @@ impl<'a> Compiler<'a> {
                 }
                 return Ok(None);
             }
-            return Err(unresolved(format!(
-                "{:?} resolves to nothing: no document or $id has the URI {resource_uri:?}",
-                r.reference
-            )));
+            return Err(self.unresolved(
+                r,
+                format!(
+                    "{:?} resolves to nothing: no document or $id has the URI {resource_uri:?}",
+                    r.reference
+                ),
+            ));
         };
         let fragment = pointer::percent_decode(fragment).ok_or_else(|| {
-            unresolved(format!("{:?} has a malformed percent-escape", r.reference))
+            self.unresolved(
+                r,
+                format!("{:?} has a malformed percent-escape", r.reference),
+            )
         })?;
         if fragment.is_empty() || fragment.starts_with('/') {
             if !pointer::is_valid(&fragment) {
-                return Err(unresolved(format!(
-                    "{:?} is not a valid JSON pointer",
-                    r.reference
-                )));
+                return Err(
+                    self.unresolved(r, format!("{:?} is not a valid JSON pointer", r.reference))
+                );
             }
             let rm = &self.resource_meta[resource as usize];
             let doc = rm.doc;
@@ -487,7 +499,7 @@ impl<'a> Compiler<'a> {
             }
             let doc_value: &'a Value = self.docs[doc as usize].value;
             let Some(target) = doc_value.pointer(&location) else {
-                return Err(unresolved(format!("{:?} resolves to nothing", r.reference)));
+                return Err(self.unresolved(r, format!("{:?} resolves to nothing", r.reference)));
             };
             // A location no keyword walk reached (under an unknown keyword, say): compile it
             // with the base and dialect of its nearest compiled ancestor.
@@ -520,10 +532,13 @@ impl<'a> Compiler<'a> {
         }
         match self.anchors.get(&(resource, fragment.to_string())) {
             Some(&(id, _)) => Ok(Some(id)),
-            None => Err(unresolved(format!(
-                "{:?} resolves to nothing: no anchor {fragment:?}",
-                r.reference
-            ))),
+            None => Err(self.unresolved(
+                r,
+                format!(
+                    "{:?} resolves to nothing: no anchor {fragment:?}",
+                    r.reference
+                ),
+            )),
         }
     }
 
@@ -567,20 +582,30 @@ impl<'a> Compiler<'a> {
         Ok(idx)
     }
 
-    fn compile_task(&mut self, task: Task<'a>) -> Result<(), SchemaError> {
+    fn compile_task(&mut self, mut task: Task<'a>) -> Result<(), SchemaError> {
+        // The task's pointer, copied into a buffer kept across tasks.
+        let mut pointer = std::mem::take(&mut self.task_pointer);
+        pointer.clear();
+        pointer.push_str(self.out.pointer_of(task.node));
+        task.pointer = pointer;
+        let compiled = self.compile_node(&mut task);
+        self.task_pointer = task.pointer;
+        compiled
+    }
+
+    fn compile_node(&mut self, task: &mut Task<'a>) -> Result<(), SchemaError> {
         let value = task.value;
         let start = self.out.keywords.len() as u32;
-        let mut task = task;
         match value {
-            Value::Bool(true) => self.ensure_resource(&mut task)?,
+            Value::Bool(true) => task.resource = self.ensure_resource(task)?,
             Value::Bool(false) => {
-                self.ensure_resource(&mut task)?;
+                task.resource = self.ensure_resource(task)?;
                 self.push_keyword(Keyword::False, "false");
             }
             Value::Object(map) => {
                 let mut keys = Keys::empty();
                 keys.read(map);
-                self.compile_object(&mut task, &keys)?
+                self.compile_object(task, &keys)?
             }
             _ => {
                 return Err(SchemaError::new(
@@ -601,13 +626,14 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    /// A document root without `$id` still is a resource (named by the document URI).
-    fn ensure_resource(&mut self, task: &mut Task<'a>) -> Result<(), SchemaError> {
-        if task.resource == u32::MAX {
-            let uri = self.docs[task.doc as usize].uri.clone();
-            task.resource = self.new_resource(uri, task.doc, &task.pointer, &task.pointer)?;
+    /// The task's resource: a document root without `$id` still is one (named by the
+    /// document URI).
+    fn ensure_resource(&mut self, task: &Task<'a>) -> Result<u32, SchemaError> {
+        if task.resource != u32::MAX {
+            return Ok(task.resource);
         }
-        Ok(())
+        let uri = self.docs[task.doc as usize].uri.clone();
+        self.new_resource(uri, task.doc, &task.pointer, &task.pointer)
     }
 
     /// The node for the member of the task's value at `segments` (which the caller has
@@ -616,7 +642,7 @@ impl<'a> Compiler<'a> {
         // Past the cap on kept locations, build no more of them: the run loop refuses the
         // schema before anything else is compiled.
         let len = task.pointer.len() + segments.iter().map(|s| s.len() + 1).sum::<usize>();
-        // Built in a buffer kept across calls: the node's `Arc<str>` is the only allocation.
+        // Built in a buffer kept across calls (no allocation).
         let mut ptr = std::mem::take(&mut self.scratch);
         ptr.clear();
         if !self.over_location_cap(len) {
@@ -770,15 +796,14 @@ impl<'a> Compiler<'a> {
     }
 
     fn compile_object(&mut self, task: &mut Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {
-        let ptr: Arc<str> = task.pointer.clone();
-        let is_doc_root = ptr.is_empty();
+        let is_doc_root = task.pointer.is_empty();
         // `$schema` counts on resource roots only.
         let id_kw_guess = task.dialect.id_keyword();
         if let Some(s) = map.kw(Kw::Schema)
             && (is_doc_root || map.has(Kw::Id) || map.has(id_kw_of(id_kw_guess)))
         {
             let Value::String(declared) = s else {
-                return Err(invalid(&ptr, "$schema", "must be a string"));
+                return Err(invalid(&task.pointer, "$schema", "must be a string"));
             };
             task.dialect = self.dialect_of(task, declared)?;
         }
@@ -791,14 +816,18 @@ impl<'a> Compiler<'a> {
         let mut anchor_from_id: Option<String> = None;
         if !ref_only && let Some(idv) = map.kw(id_kw_of(id_kw)) {
             let Value::String(id) = idv else {
-                return Err(invalid(&ptr, id_kw, "must be a string"));
+                return Err(invalid(&task.pointer, id_kw, "must be a string"));
             };
             let resolved =
-                uri::resolve(id, &task.base).map_err(|why| invalid(&ptr, id_kw, &why))?;
+                uri::resolve(id, &task.base).map_err(|why| invalid(&task.pointer, id_kw, &why))?;
             let (no_fragment, fragment) = uri::split_fragment(&resolved);
             if !fragment.is_empty() {
                 if d.at_least(Draft::Draft201909) {
-                    return Err(invalid(&ptr, id_kw, "must not have a non-empty fragment"));
+                    return Err(invalid(
+                        &task.pointer,
+                        id_kw,
+                        "must not have a non-empty fragment",
+                    ));
                 }
                 anchor_from_id = Some(fragment.to_string());
             }
@@ -809,17 +838,23 @@ impl<'a> Compiler<'a> {
                 if is_doc_root {
                     // A document root gets its resource here (it starts without one).
                     let doc_uri = self.docs[task.doc as usize].uri.clone();
-                    let r = self.new_resource(no_fragment.clone(), task.doc, &ptr, &ptr)?;
+                    let r = self.new_resource(
+                        no_fragment.clone(),
+                        task.doc,
+                        &task.pointer,
+                        &task.pointer,
+                    )?;
                     if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&doc_uri) {
                         self.resource_by_uri.insert(doc_uri, r);
                     }
                     task.resource = r;
                 } else {
-                    task.resource = self.new_resource(no_fragment, task.doc, &ptr, &ptr)?;
+                    task.resource =
+                        self.new_resource(no_fragment, task.doc, &task.pointer, &task.pointer)?;
                 }
             }
         }
-        self.ensure_resource(task)?;
+        task.resource = self.ensure_resource(task)?;
         let resource = task.resource;
 
         // Anchors.
@@ -831,7 +866,7 @@ impl<'a> Compiler<'a> {
             if let Some(a) = map.kw(Kw::Anchor) {
                 let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
                     return Err(invalid(
-                        &ptr,
+                        &task.pointer,
                         "$anchor",
                         "must be a plain name (letters, digits, '-', '_', '.', ':')",
                     ));
@@ -842,7 +877,11 @@ impl<'a> Compiler<'a> {
                 && let Some(a) = map.kw(Kw::DynamicAnchor)
             {
                 let Some(a) = a.as_str().filter(|a| is_anchor_name(a)) else {
-                    return Err(invalid(&ptr, "$dynamicAnchor", "must be a plain name"));
+                    return Err(invalid(
+                        &task.pointer,
+                        "$dynamicAnchor",
+                        "must be a plain name",
+                    ));
                 };
                 anchors.push((a.to_string(), true));
             }
@@ -853,7 +892,7 @@ impl<'a> Compiler<'a> {
                     Value::Bool(b) => {
                         // Only a resource root's `$recursiveAnchor` counts.
                         let is_resource_root =
-                            *self.resource_meta[resource as usize].pointer == *ptr;
+                            *self.resource_meta[resource as usize].pointer == *task.pointer;
                         if *b && is_resource_root {
                             self.recursive_anchor_resources[resource as usize] = true;
                             let name = self.intern_anchor("");
@@ -862,7 +901,13 @@ impl<'a> Compiler<'a> {
                                 .push((name, task.node));
                         }
                     }
-                    _ => return Err(invalid(&ptr, "$recursiveAnchor", "must be a boolean")),
+                    _ => {
+                        return Err(invalid(
+                            &task.pointer,
+                            "$recursiveAnchor",
+                            "must be a boolean",
+                        ));
+                    }
                 }
             }
         }
@@ -870,7 +915,7 @@ impl<'a> Compiler<'a> {
             if self.anchors.contains_key(&(resource, name.clone())) {
                 return Err(SchemaError::new(
                     SchemaErrorKind::DuplicateIdentifier,
-                    ptr.to_string(),
+                    task.pointer.to_string(),
                     format!("the anchor {name:?} is defined more than once in one schema resource"),
                 ));
             }
@@ -906,7 +951,11 @@ impl<'a> Compiler<'a> {
                     }
                 }
                 Some(_) if is_keyword => {
-                    return Err(invalid(&ptr, defs_kw, "must be an object of schemas"));
+                    return Err(invalid(
+                        &task.pointer,
+                        defs_kw,
+                        "must be an object of schemas",
+                    ));
                 }
                 _ => {}
             }
@@ -916,7 +965,7 @@ impl<'a> Compiler<'a> {
             let r = map
                 .kw(Kw::Ref)
                 .and_then(Value::as_str)
-                .ok_or_else(|| invalid(&ptr, "$ref", "must be a string"))?;
+                .ok_or_else(|| invalid(&task.pointer, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
             return Ok(());
         }
@@ -968,7 +1017,7 @@ impl<'a> Compiler<'a> {
             slot,
             reference,
             base: task.base.clone(),
-            at: task.pointer.clone(),
+            at: task.node,
             keyword: kw,
         });
         Ok(())

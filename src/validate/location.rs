@@ -86,8 +86,8 @@ pub(crate) fn instance_pointer(path: &Path<'_>, child: Option<Seg<'_>>) -> Strin
 
 /// `node`'s pointer relative to `entry` (the node a reference landed on).
 fn relative(c: &Compiled, node: NodeId, entry: NodeId) -> &str {
-    let p = &c.node_info[node.index()].pointer;
-    let e = &c.node_info[entry.index()].pointer;
+    let p = c.pointer_of(node);
+    let e = c.pointer_of(entry);
     pointer::strip(p, e).unwrap_or(p)
 }
 
@@ -120,7 +120,7 @@ pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &
 /// Keyword `name` of `node` as its resource's URI plus a pointer fragment.
 pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
     let resource = &c.resources[c.node(node).resource as usize];
-    let full = &c.node_info[node.index()].pointer;
+    let full = c.pointer_of(node);
     let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
     // One string, sized once: URI, '#', the node's pointer, the keyword.
     let mut out = String::with_capacity(resource.uri.len() + ptr.len() + name.len() + 8);

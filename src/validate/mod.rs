@@ -296,7 +296,7 @@ impl Collector for Outcome {
             absolute_keyword_location: location::absolute_keyword_location(c, node, name),
             schema_location: format!(
                 "#{}",
-                crate::compile::pointer::to_fragment(&c.node_info[node.index()].pointer)
+                crate::compile::pointer::to_fragment(c.pointer_of(node))
             ),
             keyword: name.to_string(),
             value,
