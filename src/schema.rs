@@ -171,6 +171,10 @@ pub(crate) enum Shape {
     /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for
     /// `oneOf`), which decides alone.
     TypeUnion,
+    /// A node that only refers elsewhere (`{"$ref": "#/$defs/a"}`, maybe typed), in a
+    /// schema that keeps no dynamic scope: the fail-fast path goes on to the target in a
+    /// loop, with no call. (The error path takes the reference, for its locations.)
+    Forward,
 }
 
 impl Node {

@@ -558,3 +558,41 @@ fn arrays_of_any_items_with_bounds() {
     check(&schema, &one("rings", json!([[1], [2.5]])), false);
     check(&schema, &one("rings", json!([[1], [2.0]])), true);
 }
+
+#[test]
+fn chains_of_forwarding_references() {
+    // Nodes that only refer elsewhere are followed without `eval_node`; long chains go back
+    // to the general path part of the way. Every length, short and long, typed or not.
+    for len in [1usize, 2, 3, 16, 17, 18, 40, 3000] {
+        let mut defs = serde_json::Map::new();
+        for i in 0..len {
+            let next = if i + 1 == len {
+                json!({"type": "string", "maxLength": 3})
+            } else {
+                json!({"$ref": format!("#/$defs/d{}", i + 1)})
+            };
+            defs.insert(format!("d{i}"), next);
+        }
+        // A typed reference in the middle: its type is checked on the way.
+        defs.insert(
+            "typed".into(),
+            json!({"type": ["string", "number"], "$ref": "#/$defs/d0"}),
+        );
+        let schema = Schema::compile(&json!({
+            "$defs": defs,
+            "properties": {
+                "a": {"$ref": "#/$defs/d0"},
+                "b": {"items": {"$ref": "#/$defs/typed"}},
+                "c": {"anyOf": [{"$ref": "#/$defs/d0"}, {"type": "boolean"}]}
+            }
+        }))
+        .unwrap();
+        check(&schema, &json!({"a": "abc", "b": ["x"], "c": "y"}), true);
+        check(&schema, &json!({"a": "abcd"}), false);
+        check(&schema, &json!({"a": 1}), false);
+        check(&schema, &json!({"b": ["x", 2]}), false);
+        check(&schema, &json!({"b": [null]}), false);
+        check(&schema, &json!({"c": true}), true);
+        check(&schema, &json!({"c": "long"}), false);
+    }
+}

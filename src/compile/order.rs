@@ -226,6 +226,7 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     let cost = node_costs(c, live);
     sort_keywords(c, &cost, live);
     node_shapes(c, live);
+    forward_chains(c, live);
     inferred_types(c, live);
     property_orders(c, &cost, live);
     plain_objects(c, live);
@@ -368,6 +369,9 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         if shape == Shape::General && items_only {
             shape = Shape::ItemsArray;
         }
+        if shape == Shape::General && !c.dynamic_scope && matches!(body, [Keyword::Ref(_)]) {
+            shape = Shape::Forward;
+        }
         let node = &mut c.nodes[i];
         node.shape = shape;
         node.types = types;
@@ -394,6 +398,30 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         }
     }
 }
+
+/// The fail-fast path follows a node of the forward shape by a call that skips the stack
+/// check: nodes more than [`MAX_FORWARDS`] forwards away from a node of another shape go
+/// back to the general shape, so that such calls nest that deep at most.
+#[inline(never)]
+fn forward_chains(c: &mut Compiled, live: &[u32]) {
+    for &i in live {
+        let mut node = NodeId(i);
+        let mut hops = 0;
+        while c.nodes[node.index()].shape == Shape::Forward && hops <= MAX_FORWARDS {
+            match c.keywords[c.nodes[node.index()].body().start] {
+                Keyword::Ref(target) => node = target,
+                _ => break,
+            }
+            hops += 1;
+        }
+        if hops > MAX_FORWARDS {
+            c.nodes[i as usize].shape = Shape::General;
+        }
+    }
+}
+
+/// See [`forward_chains`].
+const MAX_FORWARDS: u32 = 16;
 
 /// Narrows the types of nodes that declare none to what their keywords can accept at
 /// all: `{"$ref": "#/$defs/point"}` accepts objects only when `point` does, an `enum` of

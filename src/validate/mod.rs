@@ -398,6 +398,9 @@ pub(crate) fn eval<C: Collector>(
         if n.shape == Shape::TypedArray {
             return typed_array(c, node, instance);
         }
+        if n.shape == Shape::Forward {
+            return forward(c, node, instance, ctx, col);
+        }
     }
     let marker = 0u8;
     if (&raw const marker as usize) < ctx.stack_limit {
@@ -420,6 +423,23 @@ pub(crate) fn eval<C: Collector>(
         }
     }
     eval_node(c, node, instance, ctx, col)
+}
+
+/// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
+/// with a small frame instead of `eval_node`'s. (Before the stack check: chains of such
+/// nodes are short, see `order::forward_chains`.)
+#[inline(never)]
+fn forward<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match c.keywords[c.node(node).body().start] {
+        Keyword::Ref(target) => eval(c, target, instance, ctx, col),
+        _ => eval_node(c, node, instance, ctx, col),
+    }
 }
 
 /// A node of the items-array shape (see `Shape::ItemsArray`), fail-fast: its bounds, then
