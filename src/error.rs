@@ -473,45 +473,58 @@ pub struct ValidationError {
 
 #[derive(Clone, PartialEq)]
 struct ValidationErrorInner {
-    instance_location: String,
-    keyword_location: String,
-    absolute_keyword_location: String,
+    /// The instance location, the keyword location and the absolute keyword location end
+    /// to end (one allocation for the three).
+    locations: String,
+    /// Where the first two end in `locations`.
+    ends: [u32; 2],
     kind: ErrorKind,
     causes: Vec<ValidationError>,
 }
 
 impl ValidationError {
+    /// An error whose three locations are end to end in `locations`, the first two ending
+    /// at `ends` (see `location::error_locations`).
     pub(crate) fn new(
-        instance_location: String,
-        keyword_location: String,
-        absolute_keyword_location: String,
+        (locations, ends): (String, [u32; 2]),
         kind: ErrorKind,
         causes: Vec<ValidationError>,
     ) -> ValidationError {
         ValidationError {
             inner: Box::new(ValidationErrorInner {
-                instance_location,
-                keyword_location,
-                absolute_keyword_location,
+                locations,
+                ends,
                 kind,
                 causes,
             }),
         }
     }
 
+    /// Location `i` (0: instance, 1: keyword, 2: absolute keyword).
+    fn location(&self, i: usize) -> &str {
+        let [a, b] = self.inner.ends.map(|e| e as usize);
+        let text = &self.inner.locations;
+        let range = match i {
+            0 => 0..a,
+            1 => a..b,
+            _ => b..text.len(),
+        };
+        text.get(range).unwrap_or_default()
+    }
+
     /// Where in the instance: a JSON Pointer (RFC 6901), empty for the root.
     pub fn instance_location(&self) -> &str {
-        &self.inner.instance_location
+        self.location(0)
     }
 
     /// The keyword that failed, as the path evaluation took to it (through `$ref`s).
     pub fn keyword_location(&self) -> &str {
-        &self.inner.keyword_location
+        self.location(1)
     }
 
     /// The keyword that failed, as its schema resource's URI plus a JSON Pointer fragment.
     pub fn absolute_keyword_location(&self) -> &str {
-        &self.inner.absolute_keyword_location
+        self.location(2)
     }
 
     /// What the keyword asserted.
@@ -532,7 +545,7 @@ impl ValidationError {
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let loc = &self.inner.instance_location;
+        let loc = self.instance_location();
         write!(
             f,
             "{}: {}",
@@ -545,8 +558,8 @@ impl fmt::Display for ValidationError {
 impl fmt::Debug for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ValidationError")
-            .field("instance_location", &self.inner.instance_location)
-            .field("keyword_location", &self.inner.keyword_location)
+            .field("instance_location", &self.instance_location())
+            .field("keyword_location", &self.keyword_location())
             .field("kind", &self.inner.kind)
             .field("causes", &self.inner.causes)
             .finish()

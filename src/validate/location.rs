@@ -56,32 +56,92 @@ impl Hop<'static> {
 
 /// RFC 6901 pointer of `path` (plus `child`).
 pub(crate) fn instance_pointer(path: &Path<'_>, child: Option<Seg<'_>>) -> String {
-    let mut segs: smallvec::SmallVec<[Seg<'_>; 8]> = smallvec::SmallVec::new();
-    segs.extend(child);
-    let mut p = Some(path);
-    while let Some(link) = p {
-        segs.extend(link.seg);
-        p = link.parent;
+    let parts = InstanceParts::of(path, child);
+    let mut out = String::with_capacity(parts.len());
+    parts.write(&mut out);
+    out
+}
+
+/// The evaluation path to keyword `name` of `node`, through every reference taken.
+pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &str) -> String {
+    let parts = KeywordParts::of(c, hop, node, name);
+    let mut out = String::with_capacity(parts.len());
+    parts.write(&mut out);
+    out
+}
+
+/// Keyword `name` of `node` as its resource's URI plus a pointer fragment.
+pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
+    let parts = AbsoluteParts::of(c, node, name);
+    let mut out = String::with_capacity(parts.len());
+    parts.write(&mut out);
+    out
+}
+
+/// An error's three locations (instance, keyword, absolute keyword) end to end in one
+/// string sized once, and where the first two end: one allocation instead of three.
+pub(crate) fn error_locations(
+    c: &Compiled,
+    path: &Path<'_>,
+    child: Option<Seg<'_>>,
+    hop: &Hop<'_>,
+    node: NodeId,
+    name: &str,
+) -> (String, [u32; 2]) {
+    let instance = InstanceParts::of(path, child);
+    let keyword = KeywordParts::of(c, hop, node, name);
+    let absolute = AbsoluteParts::of(c, node, name);
+    let mut out = String::with_capacity(instance.len() + keyword.len() + absolute.len());
+    instance.write(&mut out);
+    let first = out.len();
+    keyword.write(&mut out);
+    let second = out.len();
+    absolute.write(&mut out);
+    // (Locations past 4 GiB cannot be: instances and schemas that large are refused.)
+    let end = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (out, [end(first), end(second)])
+}
+
+/// The steps of an instance location, outermost last.
+struct InstanceParts<'a> {
+    segs: smallvec::SmallVec<[Seg<'a>; 8]>,
+}
+
+impl<'a> InstanceParts<'a> {
+    fn of(path: &Path<'a>, child: Option<Seg<'a>>) -> InstanceParts<'a> {
+        let mut segs: smallvec::SmallVec<[Seg<'a>; 8]> = smallvec::SmallVec::new();
+        segs.extend(child);
+        let mut p = Some(path);
+        while let Some(link) = p {
+            segs.extend(link.seg);
+            p = link.parent;
+        }
+        InstanceParts { segs }
     }
-    let len: usize = segs
-        .iter()
-        .map(|s| match s {
-            Seg::Key(k) => k.len() + 1,
-            Seg::Index(_) => 8,
-        })
-        .sum();
-    let mut out = String::with_capacity(len);
-    for seg in segs.iter().rev() {
-        match seg {
-            Seg::Key(k) => pointer::push(&mut out, k),
-            Seg::Index(i) => {
-                use std::fmt::Write as _;
-                // Writing to a String cannot fail.
-                let _ = write!(out, "/{i}");
+
+    /// Room for the pointer (escapes aside, which grow it a little).
+    fn len(&self) -> usize {
+        self.segs
+            .iter()
+            .map(|s| match s {
+                Seg::Key(k) => k.len() + 1,
+                Seg::Index(_) => 8,
+            })
+            .sum()
+    }
+
+    fn write(&self, out: &mut String) {
+        for seg in self.segs.iter().rev() {
+            match seg {
+                Seg::Key(k) => pointer::push(out, k),
+                Seg::Index(i) => {
+                    use std::fmt::Write as _;
+                    // Writing to a String cannot fail.
+                    let _ = write!(out, "/{i}");
+                }
             }
         }
     }
-    out
 }
 
 /// `node`'s pointer relative to `entry` (the node a reference landed on).
@@ -91,51 +151,83 @@ fn relative(c: &Compiled, node: NodeId, entry: NodeId) -> &str {
     pointer::strip(p, e).unwrap_or(p)
 }
 
-/// The evaluation path to keyword `name` of `node`, through every reference taken.
-pub(crate) fn keyword_pointer(c: &Compiled, hop: &Hop<'_>, node: NodeId, name: &str) -> String {
-    let mut parts: smallvec::SmallVec<[(&str, &str); 4]> = smallvec::SmallVec::new();
-    parts.push((relative(c, node, hop.entry), name));
-    let mut h = hop;
-    while let Some(parent) = h.parent {
-        parts.push((
-            relative(c, h.via, parent.entry),
-            c.keyword_names[h.via_keyword],
-        ));
-        h = parent;
-    }
-    let len: usize = parts
-        .iter()
-        .map(|(rel, name)| rel.len() + name.len() + 1)
-        .sum();
-    let mut out = String::with_capacity(len);
-    for (rel, name) in parts.iter().rev() {
-        out.push_str(rel);
-        if *name != "false" {
-            pointer::push(&mut out, name);
-        }
-    }
-    out
+/// The pieces of a keyword location: (pointer relative to the hop's entry, keyword),
+/// innermost first.
+struct KeywordParts<'c> {
+    parts: smallvec::SmallVec<[(&'c str, &'c str); 4]>,
 }
 
-/// Keyword `name` of `node` as its resource's URI plus a pointer fragment.
-pub(crate) fn absolute_keyword_location(c: &Compiled, node: NodeId, name: &str) -> String {
-    let resource = &c.resources[c.node(node).resource as usize];
-    let full = c.pointer_of(node);
-    let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
-    // One string, sized once: URI, '#', the node's pointer, the keyword.
-    let mut out = String::with_capacity(resource.uri.len() + ptr.len() + name.len() + 8);
-    out.push_str(&resource.uri);
-    out.push('#');
-    pointer::push_fragment(&mut out, ptr);
-    if name != "false" {
-        if name.contains(['~', '/']) {
-            let mut step = String::new();
-            pointer::push(&mut step, name);
-            pointer::push_fragment(&mut out, &step);
-        } else {
-            out.push('/');
-            pointer::push_fragment(&mut out, name);
+impl<'c> KeywordParts<'c> {
+    fn of(c: &'c Compiled, hop: &Hop<'_>, node: NodeId, name: &'c str) -> KeywordParts<'c> {
+        let mut parts: smallvec::SmallVec<[(&str, &str); 4]> = smallvec::SmallVec::new();
+        parts.push((relative(c, node, hop.entry), name));
+        let mut h = hop;
+        while let Some(parent) = h.parent {
+            parts.push((
+                relative(c, h.via, parent.entry),
+                c.keyword_names[h.via_keyword],
+            ));
+            h = parent;
+        }
+        KeywordParts { parts }
+    }
+
+    fn len(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|(rel, name)| rel.len() + name.len() + 1)
+            .sum()
+    }
+
+    fn write(&self, out: &mut String) {
+        for (rel, name) in self.parts.iter().rev() {
+            out.push_str(rel);
+            if *name != "false" {
+                pointer::push(out, name);
+            }
         }
     }
-    out
+}
+
+/// The pieces of an absolute keyword location: resource URI, the node's pointer in the
+/// resource, the keyword.
+struct AbsoluteParts<'c> {
+    uri: &'c str,
+    ptr: &'c str,
+    name: &'c str,
+}
+
+impl<'c> AbsoluteParts<'c> {
+    fn of(c: &'c Compiled, node: NodeId, name: &'c str) -> AbsoluteParts<'c> {
+        let resource = &c.resources[c.node(node).resource as usize];
+        let full = c.pointer_of(node);
+        let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
+        AbsoluteParts {
+            uri: &resource.uri,
+            ptr,
+            name,
+        }
+    }
+
+    /// URI, '#', the node's pointer, the keyword (and a little room for escapes).
+    fn len(&self) -> usize {
+        self.uri.len() + self.ptr.len() + self.name.len() + 8
+    }
+
+    fn write(&self, out: &mut String) {
+        out.push_str(self.uri);
+        out.push('#');
+        pointer::push_fragment(out, self.ptr);
+        let name = self.name;
+        if name != "false" {
+            if name.contains(['~', '/']) {
+                let mut step = String::new();
+                pointer::push(&mut step, name);
+                pointer::push_fragment(out, &step);
+            } else {
+                out.push('/');
+                pointer::push_fragment(out, name);
+            }
+        }
+    }
 }

@@ -194,17 +194,10 @@ impl Collector for Errors {
         if self.seen <= self.skip || self.errors.len() >= self.max {
             return;
         }
-        let instance_location = location::instance_pointer(ctx.path, child);
         let name = c.keyword_names[keyword];
-        let keyword_location = location::keyword_pointer(c, ctx.hop, node, name);
-        let absolute = location::absolute_keyword_location(c, node, name);
-        self.errors.push(ValidationError::new(
-            instance_location,
-            keyword_location,
-            absolute,
-            kind,
-            causes,
-        ));
+        let locations = location::error_locations(c, ctx.path, child, ctx.hop, node, name);
+        self.errors
+            .push(ValidationError::new(locations, kind, causes));
     }
 
     fn full(&self) -> bool {
@@ -257,13 +250,9 @@ impl Collector for Outcome {
         causes: Vec<ValidationError>,
     ) {
         let name = c.keyword_names[keyword];
-        self.errors.push(ValidationError::new(
-            location::instance_pointer(ctx.path, child),
-            location::keyword_pointer(c, ctx.hop, node, name),
-            location::absolute_keyword_location(c, node, name),
-            kind,
-            causes,
-        ));
+        let locations = location::error_locations(c, ctx.path, child, ctx.hop, node, name);
+        self.errors
+            .push(ValidationError::new(locations, kind, causes));
     }
 
     fn full(&self) -> bool {
@@ -1648,6 +1637,26 @@ fn properties<C: Collector>(
                     col,
                     eval_at!(c, c.properties[i].1, value, ctx, Seg::Key(key), col)
                 );
+            }
+        }
+        return ok;
+    }
+    const FOUND: usize = 16;
+    if span.len() <= FOUND {
+        // One walk of the instance finds the declared names by signature (no string
+        // comparisons of a map lookup per name); then they are evaluated in the order.
+        let mut found: [Option<(&String, &Value)>; FOUND] = [None; FOUND];
+        for (key, value) in o {
+            if let Some(i) = c.find_property(span, key)
+                && let Some(slot) = found.get_mut(i - span.start as usize)
+            {
+                *slot = Some((key, value));
+            }
+        }
+        for &i in &c.property_order[span.range()] {
+            if let Some(Some((key, value))) = found.get(i as usize - span.start as usize) {
+                let child = c.properties[i as usize].1;
+                check!(ok, col, eval_at!(c, child, *value, ctx, Seg::Key(key), col));
             }
         }
         return ok;
