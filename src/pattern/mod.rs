@@ -390,8 +390,16 @@ fn split_leading_lookaheads(
     let rest: Vec<Node> = seq.split_off(1 + lookaheads);
     let mut parts = Vec::with_capacity(lookaheads + 1);
     for node in seq.into_iter().skip(1) {
-        if let Node::Group(kind, alts) = node {
-            let anchored = vec![Node::Start, Node::Group(GroupKind::NonCapture, alts)];
+        if let Node::Group(kind, mut alts) = node {
+            // `^(?:X)` is `^X`: with one alternative, its nodes go in as they are, so
+            // that the fast paths see them (`(?=[a-z]+$)` is a run of letters).
+            let anchored = if alts.len() == 1 {
+                let mut nodes = vec![Node::Start];
+                nodes.append(&mut alts[0]);
+                nodes
+            } else {
+                vec![Node::Start, Node::Group(GroupKind::NonCapture, alts)]
+            };
             parts.push((
                 kind == GroupKind::LookAhead,
                 engine(vec![anchored], false, budget)?,

@@ -404,6 +404,19 @@ fn leading_lookaheads_run_as_a_conjunction() {
     matches(p, "hello");
     rejects(p, "a,b");
     rejects(p, "!!");
+    rejects(p, "");
+    rejects(p, "ab\n");
+    rejects(p, "--");
+    matches(p, "-a-");
+    // A lookahead of one alternative is spliced in: `(?=[...]+$)` and `.+$` are runs.
+    let shape = self::kind(p);
+    assert_eq!(shape.matches("Run(").count(), 2, "{shape}");
+    // With alternatives inside, the group stays.
+    let p = r"^(?=ab$|c)(?!cd).";
+    matches(p, "ab");
+    matches(p, "ce");
+    rejects(p, "cd");
+    rejects(p, "abc");
     // Lookbehind or backreferences keep the backtracking engine.
     let kind = format!(
         "{:?}",
