@@ -596,3 +596,45 @@ fn chains_of_forwarding_references() {
         check(&schema, &json!({"c": "long"}), false);
     }
 }
+
+#[test]
+fn forwards_that_end_on_a_type_are_decided_by_the_types_of_the_chain() {
+    // `a` → `b` (typed) → `c` (a type only): `a` accepts what both types admit.
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "a": {"$ref": "#/$defs/b"},
+            "b": {"type": ["string", "number"], "$ref": "#/$defs/c"},
+            "c": {"type": ["string", "null"]},
+            "u": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+            "v": {"$ref": "#/$defs/u"}
+        },
+        "properties": {
+            "x": {"$ref": "#/$defs/a"},
+            "y": {"items": {"$ref": "#/$defs/v"}},
+            "z": {"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/v"}]}
+        }
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"x": "s", "y": [true, null], "z": "s"}),
+        true,
+    );
+    check(&schema, &json!({"x": null}), false);
+    check(&schema, &json!({"x": 1}), false);
+    check(&schema, &json!({"x": {}}), false);
+    check(&schema, &json!({"y": [true, 1]}), false);
+    check(&schema, &json!({"z": null}), true);
+    check(&schema, &json!({"z": 2}), false);
+    // Draft 4 integers (1.0 is not one) keep the keyword's finer check.
+    let schema = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({
+            "definitions": {"i": {"type": "integer"}, "j": {"$ref": "#/definitions/i"}},
+            "items": {"$ref": "#/definitions/j"}
+        }))
+        .unwrap();
+    check(&schema, &json!([1, 2]), true);
+    check(&schema, &json!([1.0]), false);
+    check(&schema, &json!(["1"]), false);
+}

@@ -228,6 +228,7 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     node_shapes(c, live);
     forward_chains(c, live);
     inferred_types(c, live);
+    decided_forwards(c, live);
     property_orders(c, &cost, live);
     plain_objects(c, live);
     property_tables(c, live);
@@ -422,6 +423,46 @@ fn forward_chains(c: &mut Compiled, live: &[u32]) {
 
 /// See [`forward_chains`].
 const MAX_FORWARDS: u32 = 16;
+
+/// A chain of forwards that ends on a node its types decide (`{"$ref": "#/definitions/
+/// Glob"}` → `{"$ref": "#/definitions/SimpleGlob"}` → `{"type": "string"}`) accepts
+/// exactly the values of the types every node of the chain admits. Its first node, when
+/// it declares no `type` of its own, takes that set and the shape of a node its types
+/// decide (`Shape::TypeUnion`): the fail-fast path answers at the type test, with no call.
+/// (Nodes with a declared `type` keep it: the error path reports against it.)
+#[inline(never)]
+fn decided_forwards(c: &mut Compiled, live: &[u32]) {
+    for &i in live {
+        let n = c.nodes[i as usize];
+        if n.shape != Shape::Forward || n.typed || n.types.is_strict() {
+            continue;
+        }
+        let mut set = n.types;
+        let mut node = NodeId(i);
+        let mut hops = 0;
+        let decided = loop {
+            let at = c.nodes[node.index()];
+            if at.types.is_strict() || hops > MAX_FORWARDS {
+                break false;
+            }
+            set = set.intersect(at.types);
+            match at.shape {
+                Shape::Forward => match c.keywords[at.body().start] {
+                    Keyword::Ref(target) => node = target,
+                    _ => break false,
+                },
+                Shape::TypeUnion => break true,
+                _ => break at.body().is_empty(),
+            }
+            hops += 1;
+        };
+        if decided {
+            let n = &mut c.nodes[i as usize];
+            n.types = set;
+            n.shape = Shape::TypeUnion;
+        }
+    }
+}
 
 /// Narrows the types of nodes that declare none to what their keywords can accept at
 /// all: `{"$ref": "#/$defs/point"}` accepts objects only when `point` does, an `enum` of
