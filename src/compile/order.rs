@@ -462,6 +462,24 @@ fn decided_forwards(c: &mut Compiled, live: &[u32]) {
             n.shape = Shape::TypeUnion;
         }
     }
+    // Arrays whose items' schema is now decided by its types are typed arrays.
+    for &i in live {
+        let n = c.nodes[i as usize];
+        if n.shape != Shape::ItemsArray {
+            continue;
+        }
+        let Some(&spec) = c.spec_of.get(i as usize) else {
+            continue;
+        };
+        let Some(spec) = c.array_specs.get_mut(spec as usize) else {
+            continue;
+        };
+        let item = c.nodes[spec.item.index()];
+        if item.shape == Shape::TypeUnion && !item.types.is_strict() {
+            spec.items = item.types;
+            c.nodes[i as usize].shape = Shape::TypedArray;
+        }
+    }
 }
 
 /// Narrows the types of nodes that declare none to what their keywords can accept at
