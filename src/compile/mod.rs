@@ -317,12 +317,22 @@ impl<'a> Compiler<'a> {
                 slot.insert(id);
             }
         }
-        let start = text.len() as u32;
-        text.push_str(pointer);
-        spans.push(Span {
-            start,
-            end: text.len() as u32,
-        });
+        // Spans are 32-bit: past 4 GiB of pointers (only without caps) the node gets an
+        // empty one and the run loop refuses the schema (see `over_location_cap`).
+        let span = match (
+            u32::try_from(text.len()),
+            u32::try_from(text.len() + pointer.len()),
+        ) {
+            (Ok(start), Ok(end)) => {
+                text.push_str(pointer);
+                Span { start, end }
+            }
+            _ => {
+                self.location_bytes = usize::MAX;
+                Span { start: 0, end: 0 }
+            }
+        };
+        spans.push(span);
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
@@ -350,10 +360,12 @@ impl<'a> Compiler<'a> {
     }
 
     /// Counts `len` more bytes of kept locations; true when that passes the cap (which
-    /// applies under any `Limits` but `Limits::none()`).
+    /// applies under any `Limits` but `Limits::none()`) or what 32-bit spans can address.
     fn over_location_cap(&mut self, len: usize) -> bool {
         self.location_bytes = self.location_bytes.saturating_add(len);
-        self.location_bytes > MAX_LOCATION_BYTES && self.options.limits != crate::Limits::none()
+        self.location_bytes > u32::MAX as usize
+            || (self.location_bytes > MAX_LOCATION_BYTES
+                && self.options.limits != crate::Limits::none())
     }
 
     /// The node compiled (or enqueued) for a location, if any.
@@ -372,10 +384,14 @@ impl<'a> Compiler<'a> {
                     return Err(SchemaError::new(
                         SchemaErrorKind::TooLarge,
                         "",
-                        format!(
-                            "the locations of the schema's subschemas exceed {} MiB (long property names above many subschemas); Limits::none() lifts this for trusted schemas",
-                            MAX_LOCATION_BYTES >> 20
-                        ),
+                        if self.location_bytes > u32::MAX as usize {
+                            "the locations of the schema's subschemas exceed 4 GiB (long property names above many subschemas)".to_string()
+                        } else {
+                            format!(
+                                "the locations of the schema's subschemas exceed {} MiB (long property names above many subschemas); Limits::none() lifts this for trusted schemas",
+                                MAX_LOCATION_BYTES >> 20
+                            )
+                        },
                     ));
                 }
             }
