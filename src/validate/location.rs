@@ -17,7 +17,7 @@ pub(crate) struct Path<'a> {
 }
 
 impl<'a> Path<'a> {
-    pub(crate) fn root() -> Path<'static> {
+    pub(crate) const fn root() -> Path<'static> {
         Path {
             seg: None,
             parent: None,
@@ -44,7 +44,7 @@ pub(crate) struct Hop<'a> {
 }
 
 impl Hop<'static> {
-    pub(crate) fn root(root: NodeId) -> Hop<'static> {
+    pub(crate) const fn root(root: NodeId) -> Hop<'static> {
         Hop {
             parent: None,
             via: NodeId::NONE,
