@@ -411,7 +411,8 @@ pub(crate) struct Compiled {
     /// hash table in `property_hash` (start, size - 1).
     pub(crate) property_tables: Vec<(u32, u32)>,
     /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
-    /// (plain-object shape).
+    /// (plain-object shape); for a node of the forward shape, the node the fail-fast path
+    /// goes on to (see `order::forward_targets`).
     pub(crate) spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
     pub(crate) object_specs: Vec<ObjectSpec>,

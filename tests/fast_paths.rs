@@ -626,6 +626,21 @@ fn forwards_that_end_on_a_type_are_decided_by_the_types_of_the_chain() {
     check(&schema, &json!({"y": [true, 1]}), false);
     check(&schema, &json!({"z": null}), true);
     check(&schema, &json!({"z": 2}), false);
+    // A typed forward in the middle of a chain is not skipped: `b` turns down numbers
+    // that `a` and `c` would take.
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "a": {"type": ["string", "number"], "$ref": "#/$defs/b"},
+            "b": {"type": "string", "$ref": "#/$defs/c"},
+            "c": {"maxLength": 3}
+        },
+        "items": {"$ref": "#/$defs/a"}
+    }))
+    .unwrap();
+    check(&schema, &json!(["ab"]), true);
+    check(&schema, &json!([5]), false);
+    check(&schema, &json!(["abcd"]), false);
+    check(&schema, &json!([null]), false);
     // Draft 4 integers (1.0 is not one) keep the keyword's finer check.
     let schema = Options::new()
         .default_dialect(Draft::Draft4)

@@ -229,6 +229,7 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     forward_chains(c, live);
     inferred_types(c, live);
     decided_forwards(c, live);
+    forward_targets(c, live);
     property_orders(c, &cost, live);
     plain_objects(c, live);
     property_tables(c, live);
@@ -479,6 +480,38 @@ fn decided_forwards(c: &mut Compiled, live: &[u32]) {
             spec.items = item.types;
             c.nodes[i as usize].shape = Shape::TypedArray;
         }
+    }
+}
+
+/// Where each node of the forward shape leads the fail-fast path (kept in `spec_of`): past
+/// the forwards that follow it as long as they declare no `type`. Such a node's types are
+/// inferred from its target's and hold all its target accepts, so its own type test
+/// decides nothing the target's does not.
+#[inline(never)]
+fn forward_targets(c: &mut Compiled, live: &[u32]) {
+    let target_of = |c: &Compiled, n: NodeId| match c.keywords[c.nodes[n.index()].body().start] {
+        Keyword::Ref(target) => Some(target),
+        _ => None,
+    };
+    for &i in live {
+        if c.nodes[i as usize].shape != Shape::Forward {
+            continue;
+        }
+        let Some(mut to) = target_of(c, NodeId(i)) else {
+            continue;
+        };
+        // (Chains of forwards are at most `MAX_FORWARDS` long, see `forward_chains`.)
+        for _ in 0..=MAX_FORWARDS {
+            let t = c.nodes[to.index()];
+            if t.shape != Shape::Forward || t.typed || t.types.is_strict() {
+                break;
+            }
+            match target_of(c, to) {
+                Some(next) => to = next,
+                None => break,
+            }
+        }
+        c.spec_of[i as usize] = to.0;
     }
 }
 

@@ -442,8 +442,10 @@ fn forward<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    match c.keywords[c.node(node).body().start] {
-        Keyword::Ref(target) => eval(c, target, instance, ctx, col),
+    match c.spec_of.get(node.index()) {
+        Some(&target) if (target as usize) < c.nodes.len() => {
+            eval(c, NodeId(target), instance, ctx, col)
+        }
         _ => eval_node(c, node, instance, ctx, col),
     }
 }
