@@ -45,7 +45,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
 /// One loaded document.
 struct Doc<'a> {
     /// Its URI (normalized, no fragment).
-    uri: String,
+    uri: Arc<str>,
     value: &'a Value,
     loaded: bool,
 }
@@ -106,7 +106,7 @@ struct Compiler<'a> {
     resource_meta: Vec<ResourceMeta>,
     /// Per document: JSON pointer → node (the pointers are in `out.pointer_text`).
     location_to_node: Vec<HashTable<NodeId>>,
-    resource_by_uri: AHashMap<String, u32>,
+    resource_by_uri: AHashMap<Arc<str>, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
     recursive_anchor_resources: Vec<bool>,
@@ -161,7 +161,7 @@ fn non_negative(value: &Value) -> Option<u64> {
 impl<'a> Compiler<'a> {
     fn new(root: &'a Value, options: &'a Options) -> Result<Compiler<'a>, SchemaError> {
         let mut docs = vec![Doc {
-            uri: uri::DEFAULT_BASE.to_string(),
+            uri: shared(uri::DEFAULT_BASE),
             value: root,
             loaded: false,
         }];
@@ -175,7 +175,7 @@ impl<'a> Compiler<'a> {
             })?;
             let (no_fragment, _) = uri::split_fragment(&normalized);
             docs.push(Doc {
-                uri: no_fragment.to_string(),
+                uri: Arc::from(no_fragment),
                 value,
                 loaded: false,
             });
@@ -281,7 +281,7 @@ impl<'a> Compiler<'a> {
     fn load_doc(&mut self, doc: u32) -> Result<NodeId, SchemaError> {
         let d = &mut self.docs[doc as usize];
         d.loaded = true;
-        let base: Arc<str> = Arc::from(d.uri.as_str());
+        let base = d.uri.clone();
         let dialect = Dialect::standard(self.options.default_draft);
         let value = d.value;
         Ok(self.mint(doc, value, "", base, u32::MAX, dialect))
@@ -476,7 +476,7 @@ impl<'a> Compiler<'a> {
             }
         };
         let Some(&resource) = self.resource_by_uri.get(resource_uri) else {
-            if let Some(doc) = self.docs.iter().position(|d| d.uri == resource_uri) {
+            if let Some(doc) = self.docs.iter().position(|d| *d.uri == *resource_uri) {
                 // Loaded in this round already: its resources are known after the next one.
                 if !self.docs[doc].loaded {
                     self.load_doc(doc as u32)?;
@@ -530,7 +530,7 @@ impl<'a> Compiler<'a> {
                     }
                     None => {
                         break NodeMeta {
-                            base: Arc::from(self.out.resources[resource as usize].uri.as_ref()),
+                            base: self.out.resources[resource as usize].uri.clone(),
                             resource,
                             dialect: Dialect::standard(self.options.default_draft),
                         };
@@ -571,12 +571,12 @@ impl<'a> Compiler<'a> {
 
     fn new_resource(
         &mut self,
-        uri: String,
+        uri: Arc<str>,
         doc: u32,
         ptr: &str,
         location: &str,
     ) -> Result<u32, SchemaError> {
-        if self.resource_by_uri.contains_key(&uri) {
+        if self.resource_by_uri.contains_key(&*uri) {
             return Err(SchemaError::new(
                 SchemaErrorKind::DuplicateIdentifier,
                 location.to_string(),
@@ -585,9 +585,13 @@ impl<'a> Compiler<'a> {
         }
         let idx = self.out.resources.len() as u32;
         self.out.resources.push(Resource {
-            uri: Arc::from(uri.as_str()),
+            uri: uri.clone(),
             dynamic_anchors: Vec::new(),
-            root_pointer: Arc::from(ptr),
+            root_pointer: if ptr.is_empty() {
+                shared("")
+            } else {
+                Arc::from(ptr)
+            },
         });
         self.resource_meta.push(ResourceMeta {
             doc,
@@ -753,7 +757,7 @@ impl<'a> Compiler<'a> {
         let meta = self
             .docs
             .iter()
-            .find(|d| d.uri == no_fragment)
+            .find(|d| *d.uri == *no_fragment)
             .map(|d| d.value)
             .or_else(|| {
                 self.resource_by_uri.get(no_fragment).and_then(|&r| {
@@ -849,8 +853,8 @@ impl<'a> Compiler<'a> {
             }
             let is_plain_fragment = id.starts_with('#');
             if !is_plain_fragment {
-                let no_fragment = no_fragment.to_string();
-                task.base = Arc::from(no_fragment.as_str());
+                let no_fragment: Arc<str> = Arc::from(no_fragment);
+                task.base = no_fragment.clone();
                 if is_doc_root {
                     // A document root gets its resource here (it starts without one).
                     let doc_uri = self.docs[task.doc as usize].uri.clone();
@@ -860,7 +864,7 @@ impl<'a> Compiler<'a> {
                         &task.pointer,
                         &task.pointer,
                     )?;
-                    if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&doc_uri) {
+                    if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&*doc_uri) {
                         self.resource_by_uri.insert(doc_uri, r);
                     }
                     task.resource = r;
@@ -1648,6 +1652,19 @@ impl<'a> Compiler<'a> {
 
 /// `$anchor` names: a letter or underscore, then letters, digits, `-`, `_`, `.`, `:`.
 /// The keyword of an `$id` keyword name (`id` in draft 4).
+/// One `Arc` per process for the strings every compile uses (the default base URI, the
+/// empty pointer): a reference count instead of an allocation and a free per compile.
+fn shared(s: &'static str) -> Arc<str> {
+    static DEFAULT_BASE: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    static EMPTY: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    let cell = match s {
+        "" => &EMPTY,
+        uri::DEFAULT_BASE => &DEFAULT_BASE,
+        _ => return Arc::from(s),
+    };
+    cell.get_or_init(|| Arc::from(s)).clone()
+}
+
 fn id_kw_of(name: &str) -> Kw {
     if name == "id" { Kw::LegacyId } else { Kw::Id }
 }
