@@ -75,6 +75,8 @@ struct NodeMeta {
 struct ResourceMeta {
     doc: u32,
     pointer: String,
+    /// Its root has `$recursiveAnchor: true` (2019-09).
+    recursive_anchor: bool,
 }
 
 /// A reference waiting for every location to be known.
@@ -109,7 +111,6 @@ struct Compiler<'a> {
     resource_by_uri: AHashMap<Arc<str>, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
-    recursive_anchor_resources: Vec<bool>,
     pending: Vec<PendingRef<'a>>,
     /// Resolved references by their text and base (the base's address: one `Arc` per
     /// resource), since a schema names the same definitions over and over.
@@ -232,7 +233,6 @@ impl<'a> Compiler<'a> {
             resource_by_uri: AHashMap::with_hasher(hasher.clone()),
             anchors: AHashMap::with_hasher(hasher.clone()),
             anchor_names: AHashMap::with_hasher(hasher.clone()),
-            recursive_anchor_resources: Vec::new(),
             pending: Vec::new(),
             resolved: AHashMap::with_hasher(hasher.clone()),
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
@@ -434,10 +434,9 @@ impl<'a> Compiler<'a> {
             // Dynamic only when the target resource itself has `$recursiveAnchor: true`.
             let res = self.out.nodes[target.index()].resource as usize;
             if !self
-                .recursive_anchor_resources
+                .resource_meta
                 .get(res)
-                .copied()
-                .unwrap_or(false)
+                .is_some_and(|r| r.recursive_anchor)
             {
                 self.out.dynamic_refs[i].anchor = None;
             }
@@ -596,8 +595,8 @@ impl<'a> Compiler<'a> {
         self.resource_meta.push(ResourceMeta {
             doc,
             pointer: ptr.to_string(),
+            recursive_anchor: false,
         });
-        self.recursive_anchor_resources.push(false);
         self.resource_by_uri.insert(uri, idx);
         Ok(idx)
     }
@@ -914,7 +913,7 @@ impl<'a> Compiler<'a> {
                         let is_resource_root =
                             *self.resource_meta[resource as usize].pointer == *task.pointer;
                         if *b && is_resource_root {
-                            self.recursive_anchor_resources[resource as usize] = true;
+                            self.resource_meta[resource as usize].recursive_anchor = true;
                             let name = self.intern_anchor("");
                             self.out.resources[resource as usize]
                                 .dynamic_anchors
