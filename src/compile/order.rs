@@ -14,17 +14,15 @@ const CAP: u32 = 1_000_000;
 /// A static estimate of what evaluating each node costs.
 #[inline(never)]
 fn node_costs(c: &Compiled, live: &[u32]) -> Vec<u32> {
-    let n = c.nodes.len();
-    let local: Vec<u32> = (0..n)
-        .map(|i| c.keywords_of(NodeId(i as u32)).len() as u32)
-        .collect();
-    let mut cost = local.clone();
+    // A node's own cost is its keyword count; its subschemas' costs are added to it.
+    let local = |i: u32| c.nodes[i as usize].keywords.len() as u32;
+    let mut cost: Vec<u32> = (0..c.nodes.len() as u32).map(local).collect();
     // Children are mostly minted after their parents: in reverse id order one round sums
     // most subtrees whole; a second one carries the references to earlier nodes. Finite
     // on recursive schemas (two rounds, capped).
     for _ in 0..2 {
         for &i in live.iter().rev() {
-            let mut total = local[i as usize];
+            let mut total = local(i);
             for kw in c.keywords_of(NodeId(i)) {
                 total = total.saturating_add(keyword_cost(c, kw, &cost));
             }
