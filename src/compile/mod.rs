@@ -33,7 +33,10 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     let root_id = c.load_root()?;
     c.run()?;
     c.out.root = root_id;
-    cycles::check(&c.out)?;
+    // Without references the nodes form a tree: no cycle to look for.
+    if !c.resolved.is_empty() || !c.out.dynamic_refs.is_empty() {
+        cycles::check(&c.out)?;
+    }
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
     let live = order::live_nodes(&c.out, c.definitions > 0);
     order::optimize(&mut c.out, &live);
