@@ -191,8 +191,8 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
 /// The nodes that may be evaluated only to find out whether they fail: below a branch of
 /// `oneOf`/`anyOf`, a `not`, an `if`, or a `contains`.
 #[inline(never)]
+/// (Empty, with no allocation, when no node branches: read it with `get`.)
 fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
-    let mut seen = vec![false; c.nodes.len()];
     let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
         for kw in c.keywords_of(NodeId(i as u32)) {
@@ -205,6 +205,10 @@ fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
             }
         }
     }
+    if stack.is_empty() {
+        return Vec::new();
+    }
+    let mut seen = vec![false; c.nodes.len()];
     while let Some(n) = stack.pop() {
         if n.is_none() || seen[n.index()] {
             continue;
@@ -582,7 +586,7 @@ fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
     let speculative = speculative_nodes(c, live);
     let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for &i in live {
-        let speculative = speculative[i as usize];
+        let speculative = speculative.get(i as usize).copied().unwrap_or(false);
         for kw in c.keywords_of(NodeId(i)) {
             if let Keyword::Properties(span) = kw {
                 spans.push((*span, speculative));
