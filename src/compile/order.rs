@@ -411,11 +411,10 @@ fn forward_chains(c: &mut Compiled, live: &[u32]) {
     for &i in live {
         let mut node = NodeId(i);
         let mut hops = 0;
-        while c.nodes[node.index()].shape == Shape::Forward && hops <= MAX_FORWARDS {
-            match c.keywords[c.nodes[node.index()].body().start] {
-                Keyword::Ref(target) => node = target,
-                _ => break,
-            }
+        while let Some(target) = forward_target(c, node)
+            && hops <= MAX_FORWARDS
+        {
+            node = target;
             hops += 1;
         }
         if hops > MAX_FORWARDS {
@@ -426,6 +425,15 @@ fn forward_chains(c: &mut Compiled, live: &[u32]) {
 
 /// See [`forward_chains`].
 const MAX_FORWARDS: u32 = 16;
+
+/// The node a node of the forward shape refers to (`None` for any other node).
+fn forward_target(c: &Compiled, node: NodeId) -> Option<NodeId> {
+    let n = c.nodes[node.index()];
+    match c.keywords.get(n.body().start) {
+        Some(&Keyword::Ref(target)) if n.shape == Shape::Forward => Some(target),
+        _ => None,
+    }
+}
 
 /// A chain of forwards that ends on a node its types decide (`{"$ref": "#/definitions/
 /// Glob"}` → `{"$ref": "#/definitions/SimpleGlob"}` → `{"type": "string"}`) accepts
@@ -449,12 +457,10 @@ fn decided_forwards(c: &mut Compiled, live: &[u32]) {
                 break false;
             }
             set = set.intersect(at.types);
-            match at.shape {
-                Shape::Forward => match c.keywords[at.body().start] {
-                    Keyword::Ref(target) => node = target,
-                    _ => break false,
-                },
-                Shape::TypeUnion => break true,
+            match (at.shape, forward_target(c, node)) {
+                (Shape::Forward, Some(target)) => node = target,
+                (Shape::Forward, None) => break false,
+                (Shape::TypeUnion, _) => break true,
                 _ => break at.body().is_empty(),
             }
             hops += 1;
@@ -491,24 +497,17 @@ fn decided_forwards(c: &mut Compiled, live: &[u32]) {
 /// decides nothing the target's does not.
 #[inline(never)]
 fn forward_targets(c: &mut Compiled, live: &[u32]) {
-    let target_of = |c: &Compiled, n: NodeId| match c.keywords[c.nodes[n.index()].body().start] {
-        Keyword::Ref(target) => Some(target),
-        _ => None,
-    };
     for &i in live {
-        if c.nodes[i as usize].shape != Shape::Forward {
-            continue;
-        }
-        let Some(mut to) = target_of(c, NodeId(i)) else {
+        let Some(mut to) = forward_target(c, NodeId(i)) else {
             continue;
         };
         // (Chains of forwards are at most `MAX_FORWARDS` long, see `forward_chains`.)
         for _ in 0..=MAX_FORWARDS {
             let t = c.nodes[to.index()];
-            if t.shape != Shape::Forward || t.typed || t.types.is_strict() {
+            if t.typed || t.types.is_strict() {
                 break;
             }
-            match target_of(c, to) {
+            match forward_target(c, to) {
                 Some(next) => to = next,
                 None => break,
             }
