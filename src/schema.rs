@@ -208,9 +208,24 @@ pub(crate) struct ObjectSpec {
     pub(crate) names: Span,
     /// The schema of the other keys (`additionalProperties`), if any.
     pub(crate) others: NodeId,
-    /// `additionalProperties` with `patternProperties`: (its keyword, its index in
-    /// `additional`), walked by the fused keyword; `u32::MAX` when not.
-    pub(crate) patterned: (u32, u32),
+    /// How the keys are walked.
+    pub(crate) walk: ObjectWalk,
+}
+
+/// How the fail-fast path walks the keys of a plain object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ObjectWalk {
+    /// Each key looked up in `names`, the others checked against `others`.
+    Keys,
+    /// No key has a schema to meet: `names` is empty and `others` accepts anything.
+    Nothing,
+    /// `additionalProperties` with `patternProperties`, walked by the fused keyword.
+    Patterned {
+        /// The `additionalProperties` keyword's index.
+        keyword: u32,
+        /// Its index in `additional`.
+        additional: u32,
+    },
 }
 
 /// `additionalProperties` with its siblings `properties` and `patternProperties`: one pass

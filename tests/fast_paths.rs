@@ -205,6 +205,62 @@ fn objects_with_no_declared_names_beside_ones_that_require() {
 }
 
 #[test]
+fn other_keys_under_a_schema_that_accepts_anything() {
+    // `additionalProperties` of `{}`, `true` or every type leaves the other keys unchecked;
+    // one that accepts less (a type missing, a keyword) must still see each of them.
+    for others in [
+        json!({}),
+        json!(true),
+        json!({"description": "any"}),
+        json!({"type": ["null", "boolean", "number", "string", "array", "object"]}),
+    ] {
+        let schema = Schema::compile(&json!({
+            "type": "object",
+            "properties": {"meta": {"type": "object", "additionalProperties": others}},
+            "required": ["meta"]
+        }))
+        .unwrap();
+        check(&schema, &json!({"meta": {}}), true);
+        check(
+            &schema,
+            &json!({"meta": {"a": 1, "b": [null], "c": {"d": "e"}}}),
+            true,
+        );
+        check(&schema, &json!({"meta": [1]}), false);
+        check(&schema, &json!({}), false);
+    }
+    for others in [
+        json!({"type": ["null", "boolean", "number", "string", "array"]}),
+        json!({"type": ["null", "boolean", "integer", "string", "array", "object"]}),
+        json!({"not": {"type": "number"}}),
+        json!({"minProperties": 1}),
+        json!(false),
+    ] {
+        let schema = Schema::compile(&json!({
+            "type": "object",
+            "properties": {"meta": {"type": "object", "additionalProperties": others}},
+            "minProperties": 1
+        }))
+        .unwrap();
+        check(&schema, &json!({"meta": {}}), true);
+        check(&schema, &json!({"meta": {"a": {}, "b": 2.5}}), false);
+    }
+    // With declared names, the others still pass and the names are still checked.
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "additionalProperties": {},
+        "required": ["a"],
+        "maxProperties": 2
+    }))
+    .unwrap();
+    check(&schema, &json!({"a": "x", "z": [1]}), true);
+    check(&schema, &json!({"a": 1, "z": [1]}), false);
+    check(&schema, &json!({"z": [1]}), false);
+    check(&schema, &json!({"a": "x", "y": 1, "z": 2}), false);
+}
+
+#[test]
 fn arrays_of_typed_items() {
     let pairs = Schema::compile(&json!({
         "type": "array",

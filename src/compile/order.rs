@@ -5,8 +5,10 @@
 //! fail on its cheap discriminator (`"version": {"const": 2}`) before it walks a large
 //! sibling property; a static cost estimate per node orders both.
 
-use crate::json::TypeSet;
-use crate::schema::{ArraySpec, Compiled, Keyword, NodeId, ObjectSpec, SCAN_LIMIT, Shape, Span};
+use crate::json::{JsonType, TypeSet};
+use crate::schema::{
+    ArraySpec, Compiled, Keyword, NodeId, ObjectSpec, ObjectWalk, SCAN_LIMIT, Shape, Span,
+};
 
 /// Caps the estimate so recursive schemas stay finite.
 const CAP: u32 = 1_000_000;
@@ -253,7 +255,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             required: Span { start: 0, end: 0 },
             names: Span { start: 0, end: 0 },
             others: NodeId::NONE,
-            patterned: (u32::MAX, u32::MAX),
+            walk: ObjectWalk::Keys,
         };
         for (k, kw) in body.clone().zip(&c.keywords[body]) {
             match *kw {
@@ -261,9 +263,16 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                 Keyword::AdditionalProperties(a) => {
                     let add = c.additional[a as usize];
                     spec.names = add.properties;
-                    spec.others = add.node;
+                    // The fail-fast walk need not visit other keys that a schema accepting
+                    // anything (`true`, `{}`) covers: MCP's `"additionalProperties": {}`.
+                    if !accepts_anything(c, add.node) {
+                        spec.others = add.node;
+                    }
                     if add.patterns.len() > 0 {
-                        spec.patterned = (k as u32, a);
+                        spec.walk = ObjectWalk::Patterned {
+                            keyword: k as u32,
+                            additional: a,
+                        };
                     }
                 }
                 Keyword::Required(span)
@@ -276,9 +285,28 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                 _ => {}
             }
         }
+        if spec.walk == ObjectWalk::Keys && spec.names.len() == 0 && spec.others.is_none() {
+            spec.walk = ObjectWalk::Nothing;
+        }
         c.spec_of[i] = c.object_specs.len() as u32;
         c.object_specs.push(spec);
     }
+}
+
+/// Whether `node` accepts every instance by its types alone, with no keyword to check.
+fn accepts_anything(c: &Compiled, node: NodeId) -> bool {
+    let n = &c.nodes[node.index()];
+    n.body().is_empty()
+        && [
+            JsonType::Null,
+            JsonType::Boolean,
+            JsonType::Number,
+            JsonType::String,
+            JsonType::Array,
+            JsonType::Object,
+        ]
+        .into_iter()
+        .all(|t| n.types.contains(t))
 }
 
 /// The nodes evaluation can reach from the root, in id order. A schema document often defines much

@@ -24,7 +24,7 @@ mod unevaluated;
 use crate::error::{ErrorKind, ValidationError};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
-use crate::schema::{Compiled, Keyword, NodeId, Shape};
+use crate::schema::{Compiled, Keyword, NodeId, ObjectWalk, Shape};
 use location::{Hop, Path, Seg};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -1125,9 +1125,14 @@ fn plain_object<C: Collector>(
     {
         return false;
     }
-    if spec.patterned.0 != u32::MAX {
-        let (k, i) = spec.patterned;
-        return additional_properties(c, node, k as usize, i, o, ctx, col);
+    match spec.walk {
+        ObjectWalk::Keys => {}
+        // (`{"type": "object", "additionalProperties": {}}`)
+        ObjectWalk::Nothing => return true,
+        ObjectWalk::Patterned {
+            keyword,
+            additional,
+        } => return additional_properties(c, node, keyword as usize, additional, o, ctx, col),
     }
     let (names, others) = (spec.names, spec.others);
     let mut met = 0;
