@@ -261,6 +261,51 @@ fn other_keys_under_a_schema_that_accepts_anything() {
 }
 
 #[test]
+fn property_names_read_in_place() {
+    let cases = [
+        (
+            json!({"pattern": "^.+$"}),
+            json!({"a": 1, "b\u{e9}": 2}),
+            true,
+        ),
+        (json!({"pattern": "^.+$"}), json!({"": 1}), false),
+        (json!({"pattern": "^.+$"}), json!({"a\nb": 1}), false),
+        (json!({"maxLength": 2}), json!({"\u{e9}\u{e9}": 1}), true),
+        (json!({"maxLength": 2}), json!({"abc": 1}), false),
+        (json!({"minLength": 2}), json!({"\u{e9}": 1}), false),
+        (json!({"minLength": 2}), json!({"ab": 1, "cd": 2}), true),
+        (
+            json!({"enum": ["a", 1, "b"]}),
+            json!({"a": 1, "b": 2}),
+            true,
+        ),
+        (
+            json!({"enum": ["a", 1, "b"]}),
+            json!({"a": 1, "1": 2}),
+            false,
+        ),
+        (json!({"const": "only"}), json!({"only": 1}), true),
+        (json!({"const": "only"}), json!({"other": 1}), false),
+        (json!({"maximum": 1, "minItems": 3}), json!({"x": 1}), true),
+        (json!({"type": "number"}), json!({"1": 1}), false),
+        (json!({"type": "number"}), json!({}), true),
+        (json!(false), json!({"a": 1}), false),
+        (json!({"not": {"const": "x"}}), json!({"x": 1}), false),
+        (json!({"not": {"const": "x"}}), json!({"y": 1}), true),
+        (json!({"$ref": "#/$defs/short"}), json!({"ab": 1}), true),
+        (json!({"$ref": "#/$defs/short"}), json!({"abc": 1}), false),
+    ];
+    for (names, instance, expected) in cases {
+        let schema = Schema::compile(&json!({
+            "propertyNames": names,
+            "$defs": {"short": {"maxLength": 2}}
+        }))
+        .unwrap();
+        check(&schema, &instance, expected);
+    }
+}
+
+#[test]
 fn arrays_of_typed_items() {
     let pairs = Schema::compile(&json!({
         "type": "array",

@@ -532,6 +532,53 @@ thread_local! {
     static KEY_SCRATCH: RefCell<Value> = const { RefCell::new(Value::Null) };
 }
 
+/// Whether the property name `key` conforms to `node` (fail-fast). A node of string
+/// assertions only (`{"pattern": "^.+$"}`, `{"maxLength": 64}`) reads the name in place;
+/// any other goes through a string value.
+#[inline]
+fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) -> bool {
+    let n = c.node(node);
+    if !n.types.contains(JsonType::String) {
+        return false;
+    }
+    if !n.leaf {
+        return eval_key(c, node, key, ctx, &mut FailFast);
+    }
+    for kw in &c.keywords[n.body()] {
+        let ok = match *kw {
+            Keyword::Pattern(i) => c.patterns[i as usize].find(key) == MatchOutcome::Match,
+            Keyword::MaxLength(max) => {
+                key.len() as u64 <= max || json::char_count(key) as u64 <= max
+            }
+            Keyword::MinLength(min) => {
+                key.len() as u64 >= min && json::char_count(key) as u64 >= min
+            }
+            Keyword::Enum(span) => c.values[span.range()]
+                .iter()
+                .any(|v| matches!(v, Value::String(t) if t == key)),
+            Keyword::Const(i) => matches!(&c.values[i as usize], Value::String(t) if t == key),
+            // What a string cannot fail.
+            Keyword::MultipleOf(_)
+            | Keyword::Maximum(_)
+            | Keyword::ExclusiveMaximum(_)
+            | Keyword::Minimum(_)
+            | Keyword::ExclusiveMinimum(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_) => true,
+            _ => return eval_key(c, node, key, ctx, &mut FailFast),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
 /// Evaluates `node` against a property name, as a JSON string.
 fn eval_key<C: Collector>(
     c: &Compiled,
@@ -757,7 +804,7 @@ fn eval_keyword<C: Collector>(
             Value::Object(o) => {
                 let mut ok = true;
                 for key in o.keys() {
-                    if !eval_key(c, child, key, ctx, &mut FailFast) {
+                    if !name_valid(c, child, key, ctx) {
                         ok = false;
                         if C::FAIL_FAST {
                             return false;
