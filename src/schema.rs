@@ -155,11 +155,24 @@ pub(crate) struct Node {
 /// dispatch through the general keyword loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
-    General,
+    /// No keyword to dispatch: the node's types decide (`{}`, `{"type": "string"}`).
+    Empty,
+    /// A `oneOf`/`anyOf` of type-only branches and nothing else (`{"anyOf": [{"type":
+    /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for
+    /// `oneOf`), which decides alone.
+    TypeUnion,
+    /// Assertion keywords only (`{"type": "string", "maxLength": 64}`): no scope to extend,
+    /// no subschema, so no stack check.
+    Leaf,
     /// An array of type-only items with optional bounds (`{"type": "array", "minItems": 2,
     /// "items": {"type": "number"}}`): the body holds only `minItems`, `maxItems` and an
     /// `items` from the first item whose schema is a non-strict `type` alone.
     TypedArray,
+    /// A node that only refers elsewhere (`{"$ref": "#/$defs/a"}`, maybe typed), in a
+    /// schema that keeps no dynamic scope: the fail-fast path goes on to the target in a
+    /// loop, with no call. (The error path takes the reference, for its locations.)
+    Forward,
+    General,
     /// An array whose body holds only `minItems`, `maxItems` and an `items` from the first
     /// item (of any schema): bounds, then each item, with no keyword loop.
     ItemsArray,
@@ -167,14 +180,15 @@ pub(crate) enum Shape {
     /// an order the walk may follow) or `additionalProperties` (with its siblings), and
     /// `required`, `minProperties`, `maxProperties`.
     PlainObject,
-    /// A `oneOf`/`anyOf` of type-only branches and nothing else (`{"anyOf": [{"type":
-    /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for
-    /// `oneOf`), which decides alone.
-    TypeUnion,
-    /// A node that only refers elsewhere (`{"$ref": "#/$defs/a"}`, maybe typed), in a
-    /// schema that keeps no dynamic scope: the fail-fast path goes on to the target in a
-    /// loop, with no call. (The error path takes the reference, for its locations.)
-    Forward,
+}
+
+impl Shape {
+    /// Whether the node's types alone decide (`Empty`, `TypeUnion`): one comparison, as
+    /// the variants are ordered.
+    #[inline(always)]
+    pub(crate) fn decided_by_types(self) -> bool {
+        self as u8 <= Shape::TypeUnion as u8
+    }
 }
 
 impl Node {

@@ -239,6 +239,24 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     property_tables(c, live);
     fuse_required(c, live);
     object_specs(c, live);
+    settle_shapes(c, live);
+}
+
+/// The last shapes, once every other is known: nodes with no keyword to dispatch, and
+/// nodes of assertions only.
+#[inline(never)]
+fn settle_shapes(c: &mut Compiled, live: &[u32]) {
+    for i in live.iter().map(|&i| i as usize) {
+        let n = &mut c.nodes[i];
+        if n.shape != Shape::General {
+            continue;
+        }
+        if n.body().is_empty() {
+            n.shape = Shape::Empty;
+        } else if n.leaf {
+            n.shape = Shape::Leaf;
+        }
+    }
 }
 
 /// The `ObjectSpec` of every node of the plain-object shape (needs the fused `required`).

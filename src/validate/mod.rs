@@ -389,22 +389,19 @@ pub(crate) fn eval<C: Collector>(
         if !admits(n.types, instance) {
             return false;
         }
-        let body = n.body();
-        if body.is_empty() {
+        let shape = n.shape;
+        if shape.decided_by_types() {
+            // The types, checked above, decide: no keyword, or a union of types.
             return true;
         }
-        if n.leaf {
+        if shape == Shape::Leaf {
             // Assertions only: no scope, no stack check, no annotations to roll back.
-            return eval_leaf(c, node, body, instance, ctx, col);
+            return eval_leaf(c, node, n.body(), instance, ctx, col);
         }
-        if n.shape == Shape::TypeUnion {
-            // The union of the branches' types, checked above, decides.
-            return true;
-        }
-        if n.shape == Shape::TypedArray {
+        if shape == Shape::TypedArray {
             return typed_array(c, node, instance);
         }
-        if n.shape == Shape::Forward {
+        if shape == Shape::Forward {
             return forward(c, node, instance, ctx, col);
         }
     }
