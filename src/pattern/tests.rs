@@ -259,6 +259,35 @@ fn fast_paths_are_exact() {
 }
 
 #[test]
+fn character_runs_count_ascii_then_decode() {
+    // ASCII members are checked by table, the rest decoded from the first wide byte on;
+    // the bounds count characters across both parts.
+    let p = r"^[a-z\u00e9]{2,3}$";
+    assert!(kind(p).contains("Run"), "{}", kind(p));
+    matches(p, "a\u{e9}");
+    matches(p, "aa\u{e9}");
+    matches(p, "\u{e9}\u{e9}\u{e9}");
+    rejects(p, "aaa\u{e9}");
+    rejects(p, "aaaa");
+    rejects(p, "\u{e9}");
+    rejects(p, "a\u{e9}A");
+    rejects(p, "a\u{e8}");
+    rejects("^[a-z]+$", "ab\u{e9}");
+    rejects("^[a-z]{0,2}$", "abc");
+    matches("^[a-z]{0,2}$", "");
+    // Two bytes, one character: the byte length alone must not decide the minimum.
+    rejects("^.{2,}$", "\u{e9}");
+    matches("^.{2,}$", "\u{e9}\u{e9}");
+    rejects("^.{1,2}$", "a\u{e9}\u{e9}");
+    rejects("^.+$", "ab\ncd");
+    rejects("^.+$", "ab\u{2028}");
+    matches("^.+$", "ab\u{7f}\u{80}");
+    // Control and high ASCII bytes map to their own entries, not to a neighbour's.
+    matches("^[\\x00-\\x7f]+$", "\u{0}\u{7f}");
+    rejects("^[\\x00-\\x7e]+$", "\u{7f}");
+}
+
+#[test]
 fn nesting_is_bounded() {
     let deep = "(".repeat(100_000) + &")".repeat(100_000);
     invalid(&deep);
