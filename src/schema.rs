@@ -180,6 +180,10 @@ pub(crate) enum Shape {
     /// an order the walk may follow) or `additionalProperties` (with its siblings), and
     /// `required`, `minProperties`, `maxProperties`.
     PlainObject,
+    /// A `oneOf`/`anyOf` and nothing else whose branches' types are disjoint (`{"anyOf":
+    /// [{"type": "string", "maxLength": 8}, {"type": "null"}]}`, an optional value as
+    /// generators write it): the instance's type picks the one branch that may match.
+    TypeSwitch,
 }
 
 impl Shape {
@@ -188,6 +192,14 @@ impl Shape {
     #[inline(always)]
     pub(crate) fn decided_by_types(self) -> bool {
         self as u8 <= Shape::TypeUnion as u8
+    }
+
+    /// Whether the shape has a fail-fast function that may recurse, called after the
+    /// stack check (`ItemsArray`, `PlainObject`, `TypeSwitch`): one comparison, as the
+    /// variants are ordered.
+    #[inline(always)]
+    pub(crate) fn after_stack_check(self) -> bool {
+        self as u8 > Shape::General as u8
     }
 }
 
@@ -445,6 +457,9 @@ pub(crate) struct Compiled {
     pub(crate) spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
     pub(crate) object_specs: Vec<ObjectSpec>,
+    /// Per node of the type-switch shape (through `spec_of`): the branch for each kind of
+    /// instance (null, boolean, number, string, array, object), `NodeId::NONE` for none.
+    pub(crate) type_switches: Vec<[NodeId; 6]>,
     /// Open-addressing tables of (signature, index into `properties`); empty slots have
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,
@@ -513,6 +528,13 @@ impl Compiled {
     pub(crate) fn array_spec(&self, node: NodeId) -> Option<&ArraySpec> {
         let i = *self.spec_of.get(node.index())?;
         self.array_specs.get(i as usize)
+    }
+
+    /// The branches of a node of the type-switch shape, by kind of instance.
+    #[inline(always)]
+    pub(crate) fn type_switch(&self, node: NodeId) -> Option<&[NodeId; 6]> {
+        let i = *self.spec_of.get(node.index())?;
+        self.type_switches.get(i as usize)
     }
 
     /// The spec of a node of the plain-object shape.

@@ -306,6 +306,69 @@ fn property_names_read_in_place() {
 }
 
 #[test]
+fn unions_of_disjoint_types_pick_the_branch_by_type() {
+    for union in ["anyOf", "oneOf"] {
+        let schema = Schema::compile(&json!({
+            "$defs": {"short": {"type": "string", "maxLength": 3}},
+            "properties": {
+                "optional": {union: [{"$ref": "#/$defs/short"}, {"type": "null"}]},
+                "count": {union: [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                    {"type": "object", "required": ["n"]}
+                ]},
+                "typed": {
+                    "type": ["string", "boolean"],
+                    union: [{"type": "string", "minLength": 2}, {"type": "boolean", "const": true}]
+                }
+            }
+        }))
+        .unwrap();
+        check(
+            &schema,
+            &json!({"optional": "abc", "count": 2, "typed": "ab"}),
+            true,
+        );
+        check(
+            &schema,
+            &json!({"optional": null, "count": [1, 2], "typed": true}),
+            true,
+        );
+        check(&schema, &json!({"optional": "abcd"}), false);
+        check(&schema, &json!({"optional": 1}), false);
+        check(&schema, &json!({"count": 0}), false);
+        check(&schema, &json!({"count": 1.5}), false);
+        check(&schema, &json!({"count": 2.0}), true);
+        check(&schema, &json!({"count": []}), false);
+        check(&schema, &json!({"count": ["1"]}), false);
+        check(&schema, &json!({"count": {"n": 1}}), true);
+        check(&schema, &json!({"count": {}}), false);
+        check(&schema, &json!({"count": "1"}), false);
+        check(&schema, &json!({"count": null}), false);
+        check(&schema, &json!({"typed": "a"}), false);
+        check(&schema, &json!({"typed": false}), false);
+        check(&schema, &json!({"typed": null}), false);
+    }
+    // Draft 4 counts 1.0 as a number, not an integer: the branch the number picks says so.
+    let schema = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]}))
+        .unwrap();
+    check(&schema, &json!(1), true);
+    check(&schema, &json!(1.0), false);
+    check(&schema, &json!("x"), true);
+    // Types that overlap (number and integer) are no switch: both branches are tried.
+    let schema = Schema::compile(&json!({
+        "oneOf": [{"type": "number", "maximum": 10}, {"type": "integer", "minimum": 5}]
+    }))
+    .unwrap();
+    check(&schema, &json!(3), true);
+    check(&schema, &json!(7), false);
+    check(&schema, &json!(12), true);
+    check(&schema, &json!(7.5), true);
+}
+
+#[test]
 fn arrays_of_typed_items() {
     let pairs = Schema::compile(&json!({
         "type": "array",

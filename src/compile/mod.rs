@@ -203,6 +203,7 @@ impl<'a> Compiler<'a> {
                 property_tables: Vec::new(),
                 spec_of: Vec::new(),
                 array_specs: Vec::new(),
+                type_switches: Vec::new(),
                 object_specs: Vec::new(),
                 property_hash: Vec::new(),
                 property_required: Vec::new(),

@@ -239,7 +239,52 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     property_tables(c, live);
     fuse_required(c, live);
     object_specs(c, live);
+    type_switches(c, live);
     settle_shapes(c, live);
+}
+
+/// Unions (`oneOf`/`anyOf` alone in their node) whose branches admit disjoint types: the
+/// instance's type names the only branch that may match, so it alone is evaluated (for
+/// `oneOf` too: no other branch can match). Needs the branches' inferred types.
+#[inline(never)]
+fn type_switches(c: &mut Compiled, live: &[u32]) {
+    const KINDS: [JsonType; 6] = [
+        JsonType::Null,
+        JsonType::Boolean,
+        JsonType::Number,
+        JsonType::String,
+        JsonType::Array,
+        JsonType::Object,
+    ];
+    for i in live.iter().map(|&i| i as usize) {
+        let n = c.nodes[i];
+        let (Shape::General, [Keyword::AnyOf(span) | Keyword::OneOf(span)]) =
+            (n.shape, &c.keywords[n.body()])
+        else {
+            continue;
+        };
+        let branches = c.node_list(*span);
+        let types: Vec<TypeSet> = branches.iter().map(|b| c.nodes[b.index()].types).collect();
+        let disjoint = types
+            .iter()
+            .enumerate()
+            .all(|(j, a)| types[j + 1..].iter().all(|b| !a.overlaps(*b)));
+        if branches.len() < 2 || !disjoint {
+            continue;
+        }
+        let mut by_kind = [NodeId::NONE; 6];
+        for (slot, kind) in by_kind.iter_mut().zip(KINDS) {
+            // (`overlaps` counts `integer` in `number`: a branch of `integer` takes the
+            // numbers, and its own type test tells them apart.)
+            let probe = TypeSet::empty().with(kind);
+            if let Some(j) = types.iter().position(|t| t.overlaps(probe)) {
+                *slot = branches[j];
+            }
+        }
+        c.spec_of[i] = c.type_switches.len() as u32;
+        c.type_switches.push(by_kind);
+        c.nodes[i].shape = Shape::TypeSwitch;
+    }
 }
 
 /// The last shapes, once every other is known: nodes with no keyword to dispatch, and

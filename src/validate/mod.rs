@@ -418,14 +418,45 @@ pub(crate) fn eval<C: Collector>(
     if C::FAIL_FAST {
         // (The dynamic scope, when kept, must see the node itself.)
         let n = c.node(node);
-        if n.shape == Shape::PlainObject && !enters_resource(c, n, &ctx) {
-            return plain_object(c, node, instance, ctx, col);
-        }
-        if n.shape == Shape::ItemsArray && !enters_resource(c, n, &ctx) {
-            return items_array(c, node, instance, ctx, col);
+        if n.shape.after_stack_check() && !enters_resource(c, n, &ctx) {
+            return match n.shape {
+                Shape::PlainObject => plain_object(c, node, instance, ctx, col),
+                Shape::ItemsArray => items_array(c, node, instance, ctx, col),
+                _ => type_switch(c, node, instance, ctx, col),
+            };
         }
     }
     eval_node(c, node, instance, ctx, col)
+}
+
+/// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
+/// the instance's type, the only one that may match.
+#[inline(never)]
+fn type_switch<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Some(branches) = c.type_switch(node) else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let branch = branches[kind_index(instance)];
+    !branch.is_none() && eval(c, branch, instance, ctx, col)
+}
+
+/// The index of the instance's kind: null, boolean, number, string, array, object.
+#[inline(always)]
+fn kind_index(instance: &Value) -> usize {
+    match instance {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 2,
+        Value::String(_) => 3,
+        Value::Array(_) => 4,
+        Value::Object(_) => 5,
+    }
 }
 
 /// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
