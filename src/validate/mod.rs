@@ -707,20 +707,7 @@ fn eval_node<C: Collector>(
                 },
                 Keyword::Items { node: child, skip } => match instance {
                     // `additionalItems: false` fails on any item too, with no report to make.
-                    Value::Array(items) => {
-                        let items = items.get(skip as usize..).unwrap_or_default();
-                        let of = c.node(child);
-                        if of.body().is_empty() {
-                            // Items of a type only (`{"type": "number"}`): one test each.
-                            items.iter().all(|item| admits(of.types, item))
-                        } else if of.shape == Shape::TypedArray {
-                            items.iter().all(|item| {
-                                admits(of.types, item) && typed_array_inline(c, child, item)
-                            })
-                        } else {
-                            items.iter().all(|item| eval(c, child, item, ctx, col))
-                        }
-                    }
+                    Value::Array(items) => items_from(c, child, skip, items, ctx, col),
                     _ => true,
                 },
                 _ if kw.is_assertion() => assertion(c, node, k, *kw, instance, ctx, col),
@@ -756,6 +743,31 @@ fn eval_node<C: Collector>(
         }
     }
     valid
+}
+
+/// `items` (from index `skip`) on the fail-fast path of the general keyword loop (out of
+/// line: inlined, its table reads were hoisted into every node's loop).
+#[inline(never)]
+fn items_from<C: Collector>(
+    c: &Compiled,
+    child: NodeId,
+    skip: u32,
+    items: &[Value],
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let items = items.get(skip as usize..).unwrap_or_default();
+    let of = c.node(child);
+    if of.body().is_empty() {
+        // Items of a type only (`{"type": "number"}`): one test each.
+        items.iter().all(|item| admits(of.types, item))
+    } else if of.shape == Shape::TypedArray {
+        items
+            .iter()
+            .all(|item| admits(of.types, item) && typed_array_inline(c, child, item))
+    } else {
+        items.iter().all(|item| eval(c, child, item, ctx, col))
+    }
 }
 
 /// A keyword failed: record it (unless failing fast) and evaluate to `false`. The causes,
@@ -1231,7 +1243,7 @@ fn plain_object<C: Collector>(
 
 /// `required` on the fail-fast path: true when the sibling properties walk counts the
 /// names instead, else each name looked up.
-#[inline]
+#[inline(never)]
 fn required_met(c: &Compiled, span: crate::schema::Span, o: &Map<String, Value>) -> bool {
     c.required_walked.get(span.start as usize) == Some(&true)
         || c.strings[span.range()]
