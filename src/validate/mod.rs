@@ -1224,18 +1224,16 @@ fn plain_object<C: Collector>(
     let (names, others) = (spec.names, spec.others);
     let mut met = 0;
     for (key, value) in o {
-        match c.find_property(names, key) {
+        // (One call site of the inlined `eval` for both kinds of key.)
+        let child = match c.find_property(names, key) {
             Some(i) => {
                 met += u32::from(c.property_required[i]);
-                if !eval(c, c.properties[i].1, value, ctx, col) {
-                    return false;
-                }
+                c.properties[i].1
             }
-            None => {
-                if !others.is_none() && !eval(c, others, value, ctx, col) {
-                    return false;
-                }
-            }
+            None => others,
+        };
+        if !child.is_none() && !eval(c, child, value, ctx, col) {
+            return false;
         }
     }
     met == c.walk_required(names)
