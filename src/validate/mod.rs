@@ -710,6 +710,12 @@ fn eval_node<C: Collector>(
                     Value::Array(items) => items_from(c, child, skip, items, ctx, col),
                     _ => true,
                 },
+                // The commonest applicators by small calls of their own (`eval_keyword`'s
+                // frame and context copies cost more than a branch check).
+                Keyword::OneOf(span) => one_of(c, span, instance, ctx),
+                Keyword::AnyOf(span) => any_of(c, span, instance, ctx),
+                Keyword::AllOf(span) => all_of(c, span, instance, ctx),
+                Keyword::Not(child) => !valid_at(c, child, instance, ctx),
                 _ if kw.is_assertion() => assertion(c, node, k, *kw, instance, ctx, col),
                 _ => eval_keyword(c, node, k, kw, instance, &ctx, col),
             }
@@ -743,6 +749,71 @@ fn eval_node<C: Collector>(
         }
     }
     valid
+}
+
+/// `oneOf` on the fail-fast path: exactly one branch matches.
+#[inline(never)]
+fn one_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
+    one_of_matches(c, span, instance, ctx) == 1
+}
+
+/// How many branches of `oneOf` match, counting to 2 at most (those the dispatch rules
+/// out are skipped; the second match ends the search).
+#[inline(always)]
+fn one_of_matches(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> usize {
+    let children = c.node_list(span);
+    let pick = Dispatched::new(c, span, instance);
+    let mut matched = 0;
+    match pick.indexed() {
+        Some(branches) => {
+            for j in branches {
+                if valid_at(c, children[j], instance, ctx) {
+                    matched += 1;
+                    if matched > 1 {
+                        break;
+                    }
+                }
+            }
+        }
+        None => {
+            for (j, child) in children.iter().enumerate() {
+                if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
+                    matched += 1;
+                    if matched > 1 {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    matched
+}
+
+/// `anyOf` on the fail-fast path.
+#[inline(never)]
+fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
+    let children = c.node_list(span);
+    let pick = Dispatched::new(c, span, instance);
+    match pick.indexed() {
+        Some(mut branches) => branches.any(|j| valid_at(c, children[j], instance, ctx)),
+        None => children
+            .iter()
+            .enumerate()
+            .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx)),
+    }
+}
+
+/// `allOf` on the fail-fast path.
+#[inline(never)]
+fn all_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
+    c.node_list(span)
+        .iter()
+        .all(|child| valid_at(c, *child, instance, ctx))
 }
 
 /// `items` (from index `skip`) on the fail-fast path of the general keyword loop (out of
@@ -1003,18 +1074,10 @@ fn eval_keyword<C: Collector>(
             next.is_none() || eval(c, next, instance, ctx, col)
         }
         Keyword::AnyOf(span) => {
-            let children = c.node_list(span);
-            let pick = Dispatched::new(c, span, instance);
-            let any = match pick.indexed() {
-                Some(mut branches) => branches.any(|j| valid_at(c, children[j], instance, ctx)),
-                None => children
-                    .iter()
-                    .enumerate()
-                    .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx)),
-            };
-            if any {
+            if any_of(c, span, instance, ctx) {
                 return true;
             }
+            let children = c.node_list(span);
             let kind = ErrorKind::AnyOf {
                 branches: children.len(),
             };
@@ -1029,34 +1092,11 @@ fn eval_keyword<C: Collector>(
             )
         }
         Keyword::OneOf(span) => {
-            let children = c.node_list(span);
-            let pick = Dispatched::new(c, span, instance);
-            let mut matched = 0;
-            match pick.indexed() {
-                Some(branches) => {
-                    for j in branches {
-                        if valid_at(c, children[j], instance, ctx) {
-                            matched += 1;
-                            if matched > 1 {
-                                break;
-                            }
-                        }
-                    }
-                }
-                None => {
-                    for (j, child) in children.iter().enumerate() {
-                        if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
-                            matched += 1;
-                            if matched > 1 {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
+            let matched = one_of_matches(c, span, instance, ctx);
             if matched == 1 {
                 return true;
             }
+            let children = c.node_list(span);
             let kind = ErrorKind::OneOf {
                 branches: children.len(),
                 matched,
