@@ -602,36 +602,54 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
                 }
                 MatchOutcome::Match
             }
-            Matcher::Linear(re) => MatchOutcome::from_bool(re.is_match(subject)),
+            // The other engines out of line: their searches need many registers, which
+            // every call of this function would otherwise save and restore.
+            Matcher::Linear(re) => MatchOutcome::from_bool(linear_match(re, subject)),
             Matcher::Dfa(d) => {
                 use regex_automata::dfa::Automaton;
                 let input = regex_automata::Input::new(subject).earliest(true);
                 match d.dfa.try_search_fwd(&input) {
                     Ok(found) => MatchOutcome::from_bool(found.is_some()),
-                    Err(_) => {
-                        let fallback = d
-                            .fallback
-                            .get_or_init(|| build_linear(&d.text).unwrap_or(Matcher::Failed));
-                        find_with(fallback, subject)
-                    }
+                    Err(_) => dfa_fallback(d, subject),
                 }
             }
-            Matcher::Backtracking(re) => match re.is_match(subject) {
-                Ok(matched) => MatchOutcome::from_bool(matched),
-                // The only runtime error fancy-regex reports is the budget.
-                Err(_) => MatchOutcome::BudgetExceeded,
-            },
-            Matcher::Deferred(d) => {
-                // Cannot fail for a deferred text (see `engine`); if it ever did, the
-                // pattern decides nothing and reports its budget as exhausted.
-                let built = d.built.get_or_init(|| {
-                    build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed)
-                });
-                find_with(built, subject)
-            }
+            Matcher::Backtracking(re) => backtracking_find(re, subject),
+            Matcher::Deferred(d) => deferred_find(d, subject),
             Matcher::Failed => MatchOutcome::BudgetExceeded,
         }
     }
+}
+
+#[inline(never)]
+fn linear_match(re: &regex::Regex, subject: &str) -> bool {
+    re.is_match(subject)
+}
+
+#[cold]
+fn dfa_fallback(d: &DfaMatcher, subject: &str) -> MatchOutcome {
+    let fallback = d
+        .fallback
+        .get_or_init(|| build_linear(&d.text).unwrap_or(Matcher::Failed));
+    find_with(fallback, subject)
+}
+
+#[inline(never)]
+fn backtracking_find(re: &fancy_regex::Regex, subject: &str) -> MatchOutcome {
+    match re.is_match(subject) {
+        Ok(matched) => MatchOutcome::from_bool(matched),
+        // The only runtime error fancy-regex reports is the budget.
+        Err(_) => MatchOutcome::BudgetExceeded,
+    }
+}
+
+#[inline(never)]
+fn deferred_find(d: &Deferred, subject: &str) -> MatchOutcome {
+    // Cannot fail for a deferred text (see `engine`); if it ever did, the pattern decides
+    // nothing and reports its budget as exhausted.
+    let built = d
+        .built
+        .get_or_init(|| build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed));
+    find_with(built, subject)
 }
 
 /// Whether `source` is a valid ECMA-262 pattern, without compiling it
