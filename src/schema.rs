@@ -245,11 +245,9 @@ pub(crate) enum ObjectWalk {
     Keys,
     /// No key has a schema to meet: `names` is empty and `others` accepts anything.
     Nothing,
-    /// `additionalProperties` with `patternProperties`, walked by the fused keyword.
+    /// `additionalProperties` with `patternProperties`: the fused walk of the three.
     Patterned {
-        /// The `additionalProperties` keyword's index.
-        keyword: u32,
-        /// Its index in `additional`.
+        /// The `additionalProperties` keyword's index in `additional`.
         additional: u32,
     },
 }

@@ -569,6 +569,25 @@ fn objects_with_pattern_properties_and_required() {
     check(&schema, &json!({"name": "a", "@x": 1}), false);
     check(&schema, &json!({"name": "a", "n": "x"}), false);
     check(&schema, &json!({"@x": {}}), false);
+    // Other keys forbidden (KrakenD's shape): only declared names and the pattern's keys.
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+        "patternProperties": {"^[@$_#]": {}, "^x-": {"type": "string"}},
+        "additionalProperties": false,
+        "required": ["name"]
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"name": "a", "@comment": [1], "x-a": "b"}),
+        true,
+    );
+    check(&schema, &json!({"name": "a", "port": 8080}), true);
+    check(&schema, &json!({"name": "a", "other": 1}), false);
+    check(&schema, &json!({"name": "a", "x-a": 1}), false);
+    check(&schema, &json!({"name": 1, "@c": 1}), false);
+    check(&schema, &json!({"port": 1, "@c": 1}), false);
 }
 
 #[test]

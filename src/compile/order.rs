@@ -320,7 +320,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             others: NodeId::NONE,
             walk: ObjectWalk::Keys,
         };
-        for (k, kw) in body.clone().zip(&c.keywords[body]) {
+        for kw in &c.keywords[body] {
             match *kw {
                 Keyword::Properties(span) => spec.names = span,
                 Keyword::AdditionalProperties(a) => {
@@ -332,10 +332,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                         spec.others = add.node;
                     }
                     if add.patterns.len() > 0 {
-                        spec.walk = ObjectWalk::Patterned {
-                            keyword: k as u32,
-                            additional: a,
-                        };
+                        spec.walk = ObjectWalk::Patterned { additional: a };
                     }
                 }
                 Keyword::Required(span)

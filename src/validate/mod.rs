@@ -1256,10 +1256,9 @@ fn plain_object<C: Collector>(
         ObjectWalk::Keys => {}
         // (`{"type": "object", "additionalProperties": {}}`)
         ObjectWalk::Nothing => return true,
-        ObjectWalk::Patterned {
-            keyword,
-            additional,
-        } => return additional_properties(c, node, keyword as usize, additional, o, ctx, col),
+        ObjectWalk::Patterned { additional } => {
+            return patterned_walk(c, additional, o, ctx);
+        }
     }
     let (names, others) = (spec.names, spec.others);
     let mut met = 0;
@@ -1277,6 +1276,43 @@ fn plain_object<C: Collector>(
         }
     }
     met == c.walk_required(names)
+}
+
+/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
+/// path: each key against its declared schema, then every pattern that matches it, else
+/// the other keys' schema; the required names met are counted on the way.
+#[inline(never)]
+fn patterned_walk(c: &Compiled, i: u32, o: &Map<String, Value>, ctx: Ctx<'_>) -> bool {
+    let a = c.additional[i as usize];
+    let patterns = &c.pattern_properties[a.patterns.range()];
+    let forbidden = is_false_schema(c, a.node);
+    let mut met = 0;
+    for (key, value) in o {
+        let mut matched = false;
+        if let Some(j) = c.find_property(a.properties, key) {
+            matched = true;
+            met += u32::from(c.property_required[j]);
+            if !eval(c, c.properties[j].1, value, ctx, &mut FailFast) {
+                return false;
+            }
+        }
+        for &(p, child) in patterns {
+            match c.patterns[p as usize].find(key) {
+                MatchOutcome::NoMatch => {}
+                MatchOutcome::Match => {
+                    matched = true;
+                    if !valid_at(c, child, value, ctx) {
+                        return false;
+                    }
+                }
+                MatchOutcome::BudgetExceeded => return false,
+            }
+        }
+        if !matched && (forbidden || !valid_at(c, a.node, value, ctx)) {
+            return false;
+        }
+    }
+    met == c.walk_required(a.properties)
 }
 
 /// `required` on the fail-fast path: true when the sibling properties walk counts the
