@@ -239,15 +239,36 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     property_tables(c, live);
     fuse_required(c, live);
     object_specs(c, live);
-    type_switches(c, live);
     settle_shapes(c, live);
 }
 
-/// Unions (`oneOf`/`anyOf` alone in their node) whose branches admit disjoint types: the
-/// instance's type names the only branch that may match, so it alone is evaluated (for
-/// `oneOf` too: no other branch can match). Needs the branches' inferred types.
+/// The last shapes, once every other is known (in one pass): nodes with no keyword to
+/// dispatch, nodes of assertions only, and unions whose branches' types pick the branch.
 #[inline(never)]
-fn type_switches(c: &mut Compiled, live: &[u32]) {
+fn settle_shapes(c: &mut Compiled, live: &[u32]) {
+    for i in live.iter().map(|&i| i as usize) {
+        let n = c.nodes[i];
+        if n.shape != Shape::General {
+            continue;
+        }
+        if n.body().is_empty() {
+            c.nodes[i].shape = Shape::Empty;
+        } else if n.leaf {
+            c.nodes[i].shape = Shape::Leaf;
+        } else if let [Keyword::AnyOf(span) | Keyword::OneOf(span)] = c.keywords[n.body()]
+            && let Some(by_kind) = type_switch(c, span)
+        {
+            c.spec_of[i] = c.type_switches.len() as u32;
+            c.type_switches.push(by_kind);
+            c.nodes[i].shape = Shape::TypeSwitch;
+        }
+    }
+}
+
+/// For a union (`oneOf`/`anyOf` alone in its node) whose branches admit disjoint types:
+/// the branch for each kind of instance, the only one that may match it (for `oneOf` too:
+/// no other can match). Needs the branches' inferred types.
+fn type_switch(c: &Compiled, span: Span) -> Option<[NodeId; 6]> {
     const KINDS: [JsonType; 6] = [
         JsonType::Null,
         JsonType::Boolean,
@@ -256,52 +277,23 @@ fn type_switches(c: &mut Compiled, live: &[u32]) {
         JsonType::Array,
         JsonType::Object,
     ];
-    for i in live.iter().map(|&i| i as usize) {
-        let n = c.nodes[i];
-        let (Shape::General, [Keyword::AnyOf(span) | Keyword::OneOf(span)]) =
-            (n.shape, &c.keywords[n.body()])
-        else {
-            continue;
-        };
-        let branches = c.node_list(*span);
-        let types: Vec<TypeSet> = branches.iter().map(|b| c.nodes[b.index()].types).collect();
-        let disjoint = types
-            .iter()
-            .enumerate()
-            .all(|(j, a)| types[j + 1..].iter().all(|b| !a.overlaps(*b)));
-        if branches.len() < 2 || !disjoint {
-            continue;
-        }
-        let mut by_kind = [NodeId::NONE; 6];
-        for (slot, kind) in by_kind.iter_mut().zip(KINDS) {
-            // (`overlaps` counts `integer` in `number`: a branch of `integer` takes the
-            // numbers, and its own type test tells them apart.)
-            let probe = TypeSet::empty().with(kind);
-            if let Some(j) = types.iter().position(|t| t.overlaps(probe)) {
-                *slot = branches[j];
-            }
-        }
-        c.spec_of[i] = c.type_switches.len() as u32;
-        c.type_switches.push(by_kind);
-        c.nodes[i].shape = Shape::TypeSwitch;
+    let branches = c.node_list(span);
+    let types = |j: usize| c.nodes[branches[j].index()].types;
+    let disjoint =
+        (0..branches.len()).all(|j| (j + 1..branches.len()).all(|k| !types(j).overlaps(types(k))));
+    if branches.len() < 2 || !disjoint {
+        return None;
     }
-}
-
-/// The last shapes, once every other is known: nodes with no keyword to dispatch, and
-/// nodes of assertions only.
-#[inline(never)]
-fn settle_shapes(c: &mut Compiled, live: &[u32]) {
-    for i in live.iter().map(|&i| i as usize) {
-        let n = &mut c.nodes[i];
-        if n.shape != Shape::General {
-            continue;
-        }
-        if n.body().is_empty() {
-            n.shape = Shape::Empty;
-        } else if n.leaf {
-            n.shape = Shape::Leaf;
+    let mut by_kind = [NodeId::NONE; 6];
+    for (slot, kind) in by_kind.iter_mut().zip(KINDS) {
+        // (`overlaps` counts `integer` in `number`: a branch of `integer` takes the
+        // numbers, and its own type test tells them apart.)
+        let probe = TypeSet::empty().with(kind);
+        if let Some(j) = (0..branches.len()).find(|&j| types(j).overlaps(probe)) {
+            *slot = branches[j];
         }
     }
+    Some(by_kind)
 }
 
 /// The `ObjectSpec` of every node of the plain-object shape (needs the fused `required`).
