@@ -369,6 +369,43 @@ fn unions_of_disjoint_types_pick_the_branch_by_type() {
 }
 
 #[test]
+fn forwards_keep_the_dynamic_scope() {
+    // A `$ref`-only node is skipped on the fail-fast path only when its target is in its
+    // own resource: "strict" must stay in the dynamic scope, where its "node" anchor makes
+    // the tree's children integers.
+    for strict in [
+        json!({"$id": "strict", "$ref": "tree", "$defs": {
+            "leaf": {"$dynamicAnchor": "node", "type": "integer"}
+        }}),
+        // The same through an alias in strict's own resource (that forward may be taken).
+        json!({"$id": "strict", "$ref": "#/$defs/alias", "$defs": {
+            "alias": {"$ref": "tree"},
+            "leaf": {"$dynamicAnchor": "node", "type": "integer"}
+        }}),
+    ] {
+        let schema = Schema::compile(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/root",
+            "$ref": "strict",
+            "$defs": {
+                "strict": strict,
+                "tree": {
+                    "$id": "tree",
+                    "$dynamicAnchor": "node",
+                    "type": "object",
+                    "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}}
+                }
+            }
+        }))
+        .unwrap();
+        check(&schema, &json!({"children": [1, 2]}), true);
+        check(&schema, &json!({"children": []}), true);
+        check(&schema, &json!({"children": [{"children": []}]}), false);
+        check(&schema, &json!({"children": ["1"]}), false);
+    }
+}
+
+#[test]
 fn arrays_of_typed_items() {
     let pairs = Schema::compile(&json!({
         "type": "array",

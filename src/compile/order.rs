@@ -453,7 +453,12 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         if shape == Shape::General && items_only {
             shape = Shape::ItemsArray;
         }
-        if shape == Shape::General && !c.dynamic_scope && matches!(body, [Keyword::Ref(_)]) {
+        // With a dynamic scope kept, a forward must land in its own resource: the target's
+        // evaluation then enters that resource itself, as the skipped node would have.
+        if shape == Shape::General
+            && let [Keyword::Ref(target)] = *body
+            && (!c.dynamic_scope || c.nodes[target.index()].resource == c.nodes[i].resource)
+        {
             shape = Shape::Forward;
         }
         let node = &mut c.nodes[i];
