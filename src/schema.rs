@@ -169,8 +169,9 @@ pub(crate) enum Shape {
     /// `items` from the first item whose schema is a non-strict `type` alone.
     TypedArray,
     /// A node that only refers elsewhere (`{"$ref": "#/$defs/a"}`, maybe typed), in a
-    /// schema that keeps no dynamic scope: the fail-fast path goes on to the target in a
-    /// loop, with no call. (The error path takes the reference, for its locations.)
+    /// schema that keeps no dynamic scope, or to a target in its own resource: the
+    /// fail-fast path goes on to the target by a small call. (The error path takes the
+    /// reference, for its locations.)
     Forward,
     General,
     /// An array whose body holds only `minItems`, `maxItems` and an `items` from the first

@@ -269,14 +269,6 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
 /// the branch for each kind of instance, the only one that may match it (for `oneOf` too:
 /// no other can match). Needs the branches' inferred types.
 fn type_switch(c: &Compiled, span: Span) -> Option<[NodeId; 6]> {
-    const KINDS: [JsonType; 6] = [
-        JsonType::Null,
-        JsonType::Boolean,
-        JsonType::Number,
-        JsonType::String,
-        JsonType::Array,
-        JsonType::Object,
-    ];
     let branches = c.node_list(span);
     let types = |j: usize| c.nodes[branches[j].index()].types;
     let disjoint =
@@ -285,7 +277,7 @@ fn type_switch(c: &Compiled, span: Span) -> Option<[NodeId; 6]> {
         return None;
     }
     let mut by_kind = [NodeId::NONE; 6];
-    for (slot, kind) in by_kind.iter_mut().zip(KINDS) {
+    for (slot, kind) in by_kind.iter_mut().zip(INSTANCE_KINDS) {
         // (`overlaps` counts `integer` in `number`: a branch of `integer` takes the
         // numbers, and its own type test tells them apart.)
         let probe = TypeSet::empty().with(kind);
@@ -345,20 +337,20 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
     }
 }
 
+/// The kinds of instance, as `Value` tells them apart.
+const INSTANCE_KINDS: [JsonType; 6] = [
+    JsonType::Null,
+    JsonType::Boolean,
+    JsonType::Number,
+    JsonType::String,
+    JsonType::Array,
+    JsonType::Object,
+];
+
 /// Whether `node` accepts every instance by its types alone, with no keyword to check.
 fn accepts_anything(c: &Compiled, node: NodeId) -> bool {
     let n = &c.nodes[node.index()];
-    n.body().is_empty()
-        && [
-            JsonType::Null,
-            JsonType::Boolean,
-            JsonType::Number,
-            JsonType::String,
-            JsonType::Array,
-            JsonType::Object,
-        ]
-        .into_iter()
-        .all(|t| n.types.contains(t))
+    n.body().is_empty() && INSTANCE_KINDS.into_iter().all(|t| n.types.contains(t))
 }
 
 /// The nodes evaluation can reach from the root, in id order. A schema document often defines much

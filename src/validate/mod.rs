@@ -1167,14 +1167,7 @@ fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
         JsonType::Array,
         JsonType::Object,
     ];
-    let tag = match instance {
-        Value::Null => 0,
-        Value::Bool(_) => 1,
-        Value::Number(_) => 2,
-        Value::String(_) => 3,
-        Value::Array(_) => 4,
-        Value::Object(_) => 5,
-    };
+    let tag = kind_index(instance);
     set.contains(BITS[tag])
         || (tag == 2
             && set.contains(JsonType::Integer)
