@@ -110,10 +110,16 @@ struct InstanceParts<'a> {
 impl<'a> InstanceParts<'a> {
     fn of(path: &Path<'a>, child: Option<Seg<'a>>) -> InstanceParts<'a> {
         let mut segs: smallvec::SmallVec<[Seg<'a>; 8]> = smallvec::SmallVec::new();
-        segs.extend(child);
+        // (`push`, not `extend` from an `Option`: extend's generic reserve costs more than
+        // the step itself.)
+        if let Some(seg) = child {
+            segs.push(seg);
+        }
         let mut p = Some(path);
         while let Some(link) = p {
-            segs.extend(link.seg);
+            if let Some(seg) = link.seg {
+                segs.push(seg);
+            }
             p = link.parent;
         }
         InstanceParts { segs }
