@@ -184,6 +184,29 @@ impl std::fmt::Debug for TypeSet {
     }
 }
 
+/// The kinds of instance `Value` tells apart, in the order of [`kind_index`].
+pub(crate) const INSTANCE_KINDS: [JsonType; 6] = [
+    JsonType::Null,
+    JsonType::Boolean,
+    JsonType::Number,
+    JsonType::String,
+    JsonType::Array,
+    JsonType::Object,
+];
+
+/// The index of the instance's kind in [`INSTANCE_KINDS`].
+#[inline(always)]
+pub(crate) fn kind_index(instance: &Value) -> usize {
+    match instance {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 2,
+        Value::String(_) => 3,
+        Value::Array(_) => 4,
+        Value::Object(_) => 5,
+    }
+}
+
 /// Whether a number has no fractional part.
 #[inline]
 pub(crate) fn is_integer(n: &Number) -> bool {

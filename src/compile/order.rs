@@ -5,7 +5,7 @@
 //! fail on its cheap discriminator (`"version": {"const": 2}`) before it walks a large
 //! sibling property; a static cost estimate per node orders both.
 
-use crate::json::{JsonType, TypeSet};
+use crate::json::{INSTANCE_KINDS, TypeSet};
 use crate::schema::{
     ArraySpec, Compiled, Keyword, NodeId, ObjectSpec, ObjectWalk, SCAN_LIMIT, Shape, Span,
 };
@@ -336,16 +336,6 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
         c.object_specs.push(spec);
     }
 }
-
-/// The kinds of instance, as `Value` tells them apart.
-const INSTANCE_KINDS: [JsonType; 6] = [
-    JsonType::Null,
-    JsonType::Boolean,
-    JsonType::Number,
-    JsonType::String,
-    JsonType::Array,
-    JsonType::Object,
-];
 
 /// Whether `node` accepts every instance by its types alone, with no keyword to check.
 fn accepts_anything(c: &Compiled, node: NodeId) -> bool {

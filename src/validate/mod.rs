@@ -442,21 +442,8 @@ fn type_switch<C: Collector>(
     let Some(branches) = c.type_switch(node) else {
         return eval_node(c, node, instance, ctx, col);
     };
-    let branch = branches[kind_index(instance)];
+    let branch = branches[json::kind_index(instance)];
     !branch.is_none() && eval(c, branch, instance, ctx, col)
-}
-
-/// The index of the instance's kind: null, boolean, number, string, array, object.
-#[inline(always)]
-fn kind_index(instance: &Value) -> usize {
-    match instance {
-        Value::Null => 0,
-        Value::Bool(_) => 1,
-        Value::Number(_) => 2,
-        Value::String(_) => 3,
-        Value::Array(_) => 4,
-        Value::Object(_) => 5,
-    }
 }
 
 /// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
@@ -1159,16 +1146,8 @@ fn eval_keyword<C: Collector>(
 fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
     // The type's bit comes from a table indexed by the instance's tag (a jump on the tag
     // mispredicts on mixed arrays), so the common case is a load and a test.
-    const BITS: [JsonType; 6] = [
-        JsonType::Null,
-        JsonType::Boolean,
-        JsonType::Number,
-        JsonType::String,
-        JsonType::Array,
-        JsonType::Object,
-    ];
-    let tag = kind_index(instance);
-    set.contains(BITS[tag])
+    let tag = json::kind_index(instance);
+    set.contains(json::INSTANCE_KINDS[tag])
         || (tag == 2
             && set.contains(JsonType::Integer)
             && matches!(instance, Value::Number(n) if json::is_integer(n)))
