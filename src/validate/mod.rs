@@ -404,6 +404,19 @@ pub(crate) fn eval<C: Collector>(
         if shape == Shape::Forward {
             return forward(c, node, instance, ctx, col);
         }
+    } else if !C::ANNOTATE {
+        // Collecting errors: a node whose fail-fast check is cheap and bounded (types, then
+        // assertions on this instance alone, no subschema) is answered by it when it
+        // passes, as most do; only a failing one is evaluated again to report.
+        let n = c.node(node);
+        if n.shape.decided_by_types() || n.shape == Shape::Leaf {
+            if admits(n.types, instance)
+                && (n.shape != Shape::Leaf
+                    || eval_leaf(c, node, n.body(), instance, ctx, &mut FailFast))
+            {
+                return true;
+            }
+        }
     }
     let marker = 0u8;
     if (&raw const marker as usize) < ctx.stack_limit {
