@@ -44,12 +44,26 @@ pub(crate) struct Scope<'a> {
 
 /// Where evaluation stands: instance location, dynamic scope, and the last reference hop.
 #[derive(Clone, Copy)]
-pub(crate) struct Ctx<'a> {
+pub(crate) struct Frame<'a> {
     pub(crate) path: &'a Path<'a>,
     pub(crate) scope: &'a Scope<'a>,
     pub(crate) hop: &'a Hop<'a>,
     /// Below this stack address the current stack segment runs into its red zone.
     pub(crate) stack_limit: usize,
+}
+
+/// The evaluation context, passed to every call: one pointer to its frame, so it travels
+/// in a register (a four-word context by value was copied to the stack at every call).
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a>(pub(crate) &'a Frame<'a>);
+
+impl<'a> std::ops::Deref for Ctx<'a> {
+    type Target = Frame<'a>;
+
+    #[inline(always)]
+    fn deref(&self) -> &Frame<'a> {
+        self.0
+    }
 }
 
 /// Evaluates `$node` against `$value`, one step (`$seg`) below `$ctx`'s instance location.
@@ -64,10 +78,10 @@ macro_rules! eval_at {
                 $c,
                 $node,
                 $value,
-                Ctx {
+                Ctx(&Frame {
                     path: &path,
-                    ..$ctx
-                },
+                    ..*$ctx
+                }),
                 $col,
             )
         }
@@ -306,13 +320,13 @@ fn run_root<C: Collector>(c: &Compiled, instance: &Value, col: &mut C) -> bool {
         parent: None,
     };
     let hop = Hop::root(c.root);
-    let ctx = Ctx {
+    let frame = Frame {
         path: &path,
         scope: &scope,
         hop: &hop,
         stack_limit: stack_limit(),
     };
-    eval(c, c.root, instance, ctx, col)
+    eval(c, c.root, instance, Ctx(&frame), col)
 }
 
 /// Every error, and the annotations of what succeeded.
@@ -338,13 +352,13 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
         parent: None,
     };
     static HOP: Hop<'static> = Hop::root(NodeId::NONE);
-    let ctx = Ctx {
+    let frame = Frame {
         path: &PATH,
         scope: &SCOPE,
         hop: &HOP,
         stack_limit: stack_limit(),
     };
-    eval(c, c.root, instance, ctx, &mut FailFast)
+    eval(c, c.root, instance, Ctx(&frame), &mut FailFast)
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
@@ -421,11 +435,11 @@ pub(crate) fn eval<C: Collector>(
     let marker = 0u8;
     if (&raw const marker as usize) < ctx.stack_limit {
         return stacker::grow(STACK_SEGMENT, || {
-            let ctx = Ctx {
+            let frame = Frame {
                 stack_limit: stack_limit(),
-                ..ctx
+                ..*ctx
             };
-            eval_node(c, node, instance, ctx, col)
+            eval_node(c, node, instance, Ctx(&frame), col)
         });
     }
     if C::FAIL_FAST {
@@ -660,16 +674,17 @@ fn eval_node<C: Collector>(
     }
     // Entering another resource extends the dynamic scope (kept only when some
     // `$dynamicRef` reads it).
-    let pushed;
+    let (pushed, frame);
     let ctx = if enters_resource(c, n, &ctx) {
         pushed = Scope {
             resource: n.resource,
             parent: Some(ctx.scope),
         };
-        Ctx {
+        frame = Frame {
             scope: &pushed,
-            ..ctx
-        }
+            ..*ctx
+        };
+        Ctx(&frame)
     } else {
         ctx
     };
@@ -922,7 +937,16 @@ fn eval_keyword<C: Collector>(
                         }
                         let mut branch = col.branch();
                         let path = ctx.path.push(Seg::Key(key));
-                        eval_key(c, child, key, Ctx { path: &path, ..ctx }, &mut branch);
+                        eval_key(
+                            c,
+                            child,
+                            key,
+                            Ctx(&Frame {
+                                path: &path,
+                                ..*ctx
+                            }),
+                            &mut branch,
+                        );
                         let causes = branch.take();
                         col.error(
                             c,
@@ -1004,14 +1028,31 @@ fn eval_keyword<C: Collector>(
                     let path = ctx.path.push(Seg::Index(idx));
                     if C::ANNOTATE {
                         let mut branch = col.branch();
-                        if eval(c, spec.node, item, Ctx { path: &path, ..ctx }, &mut branch) {
+                        if eval(
+                            c,
+                            spec.node,
+                            item,
+                            Ctx(&Frame {
+                                path: &path,
+                                ..*ctx
+                            }),
+                            &mut branch,
+                        ) {
                             col.absorb(branch);
                             count += 1;
                             matched.push(Value::from(idx));
                         }
                         continue;
                     }
-                    if valid_at(c, spec.node, item, Ctx { path: &path, ..ctx }) {
+                    if valid_at(
+                        c,
+                        spec.node,
+                        item,
+                        Ctx(&Frame {
+                            path: &path,
+                            ..*ctx
+                        }),
+                    ) {
                         count += 1;
                         if spec.max.is_none_or(|max| count > max) && count >= spec.min {
                             break;
@@ -1129,7 +1170,7 @@ fn eval_keyword<C: Collector>(
                 via_keyword: k,
                 entry: target,
             };
-            eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
+            eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
         }
         Keyword::DynamicRef(i) => {
             let target = dynamic_target(c, i, ctx.scope);
@@ -1139,7 +1180,7 @@ fn eval_keyword<C: Collector>(
                 via_keyword: k,
                 entry: target,
             };
-            eval(c, target, instance, Ctx { hop: &hop, ..ctx }, col)
+            eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
         }
         Keyword::UnevaluatedProperties(child) => match instance {
             Value::Object(o) => unevaluated::properties(c, node, k, child, instance, o, ctx, col),
@@ -1199,13 +1240,13 @@ fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
         parent: None,
     };
     let hop = Hop::root(node);
-    let ctx = Ctx {
+    let frame = Frame {
         path: &path,
         scope: &scope,
         hop: &hop,
         stack_limit: stack_limit(),
     };
-    eval_node(c, node, instance, ctx, &mut FailFast)
+    eval_node(c, node, instance, Ctx(&frame), &mut FailFast)
 }
 
 /// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
@@ -1676,7 +1717,10 @@ fn additional_properties<C: Collector>(
         let here = if C::FAIL_FAST {
             ctx
         } else {
-            Ctx { path: &path, ..ctx }
+            Ctx(&Frame {
+                path: &path,
+                ..*ctx
+            })
         };
         let mut item_ok = true;
         let mut matched = false;

@@ -6,7 +6,7 @@
 //! `allOf`, `$ref` and siblings is valid whenever the node got this far.
 
 use super::location::Seg;
-use super::{Collector, Ctx, Scope, dynamic_target, eval, valid_at};
+use super::{Collector, Ctx, Frame, Scope, dynamic_target, eval, valid_at};
 use crate::error::ErrorKind;
 use crate::pattern::MatchOutcome;
 use crate::schema::{Compiled, Keyword, NodeId};
@@ -37,10 +37,11 @@ fn evaluated_property(
     top: bool,
 ) -> bool {
     let scope = enter(c, node, ctx.scope);
-    let ctx = Ctx {
+    let frame = Frame {
         scope: &scope,
-        ..ctx
+        ..*ctx
     };
+    let ctx = Ctx(&frame);
     stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::Properties(span) => c.properties[span.range()]
@@ -95,10 +96,11 @@ fn evaluated_item(
     top: bool,
 ) -> bool {
     let scope = enter(c, node, ctx.scope);
-    let ctx = Ctx {
+    let frame = Frame {
         scope: &scope,
-        ..ctx
+        ..*ctx
     };
+    let ctx = Ctx(&frame);
     stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::PrefixItems(span) => index < span.len(),
@@ -174,7 +176,16 @@ pub(super) fn properties<C: Collector>(
             false
         } else {
             let path = ctx.path.push(Seg::Key(key));
-            eval(c, child, value, Ctx { path: &path, ..ctx }, col)
+            eval(
+                c,
+                child,
+                value,
+                Ctx(&Frame {
+                    path: &path,
+                    ..*ctx
+                }),
+                col,
+            )
         };
         check!(ok, col, item_ok);
     }
@@ -214,7 +225,16 @@ pub(super) fn items<C: Collector>(
             false
         } else {
             let path = ctx.path.push(Seg::Index(index));
-            eval(c, child, value, Ctx { path: &path, ..ctx }, col)
+            eval(
+                c,
+                child,
+                value,
+                Ctx(&Frame {
+                    path: &path,
+                    ..*ctx
+                }),
+                col,
+            )
         };
         check!(ok, col, item_ok);
     }
