@@ -423,13 +423,12 @@ pub(crate) fn eval<C: Collector>(
         // assertions on this instance alone, no subschema) is answered by it when it
         // passes, as most do; only a failing one is evaluated again to report.
         let n = c.node(node);
-        if n.shape.decided_by_types() || n.shape == Shape::Leaf {
-            if admits(n.types, instance)
-                && (n.shape != Shape::Leaf
-                    || eval_leaf(c, node, n.body(), instance, ctx, &mut FailFast))
-            {
-                return true;
-            }
+        if (n.shape.decided_by_types() || n.shape == Shape::Leaf)
+            && admits(n.types, instance)
+            && (n.shape != Shape::Leaf
+                || eval_leaf(c, node, n.body(), instance, ctx, &mut FailFast))
+        {
+            return true;
         }
     }
     let marker = 0u8;
