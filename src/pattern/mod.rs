@@ -114,8 +114,10 @@ struct DfaMatcher {
     fallback: std::sync::OnceLock<Matcher>,
 }
 
-/// Patterns up to this long are tried as a dense DFA first.
-const DENSE_MAX_LEN: usize = 256;
+/// Patterns up to this long (translated) are tried as a dense DFA first. (`\s`, `\S` and
+/// `.` translate to long explicit classes: FHIR's `^[^\s]+(\s[^\s]+)*$` is 320 bytes, and
+/// its DFA is small; `DENSE_SIZE_LIMIT` bounds the rest.)
+const DENSE_MAX_LEN: usize = 1024;
 
 /// A dense DFA larger than this is not worth its memory: the linear engine runs instead.
 const DENSE_SIZE_LIMIT: usize = 256 << 10;

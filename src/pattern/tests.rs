@@ -554,3 +554,22 @@ fn whole_string_runs_agree_with_a_regex_engine() {
         }
     }
 }
+
+/// `\s` and `\S` translate to long explicit classes: a pattern of a few of them (FHIR's
+/// `code`) is still short enough as a DFA, and runs as one once built.
+#[test]
+fn whitespace_classes_run_as_a_dense_dfa() {
+    let pat = Pattern::new(r"^[^\s]+(\s[^\s]+)*$", 1000).unwrap();
+    assert_eq!(pat.find("usual"), MatchOutcome::Match);
+    assert_eq!(pat.find("two  spaces"), MatchOutcome::NoMatch);
+    assert_eq!(pat.find("a\u{3000}b"), MatchOutcome::Match);
+    assert_eq!(pat.find(" lead"), MatchOutcome::NoMatch);
+    let Matcher::Deferred(d) = &pat.matcher else {
+        panic!("expected a deferred engine, got {:?}", pat.matcher);
+    };
+    assert!(
+        matches!(d.built.get(), Some(Matcher::Dfa(_))),
+        "{:?}",
+        d.built.get()
+    );
+}
