@@ -151,6 +151,46 @@ pub(crate) struct Node {
     pub(crate) shape: Shape,
 }
 
+/// The names of one `properties` span, ready for lookups (see `Compiled::names_of`).
+#[derive(Clone, Copy)]
+pub(crate) enum Names<'c> {
+    /// A few names: (signature, index into `properties`), scanned.
+    Scan(&'c [(u64, u32)]),
+    /// More: an open-addressing table of a power-of-two size, empty slots at `u32::MAX`.
+    Hash(&'c [(u64, u32)]),
+}
+
+impl Names<'_> {
+    /// The index (into `properties`) of `key`: integer comparisons of signatures, then
+    /// one byte comparison.
+    #[inline(always)]
+    pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
+        let sig = crate::names::signature(key);
+        let same = |i: u32| crate::names::same(&c.properties[i as usize].0, key);
+        match self {
+            // (Equal signatures of different names are rare; the scan goes on past them.)
+            Names::Scan(entries) => entries
+                .iter()
+                .find(|&&(s, i)| s == sig && same(i))
+                .map(|&(_, i)| i as usize),
+            Names::Hash(table) => {
+                let mask = table.len().wrapping_sub(1);
+                let mut slot = sig as usize & mask;
+                loop {
+                    let (s, i) = *table.get(slot)?;
+                    if i == u32::MAX {
+                        return None;
+                    }
+                    if s == sig && same(i) {
+                        return Some(i as usize);
+                    }
+                    slot = (slot + 1) & mask;
+                }
+            }
+        }
+    }
+}
+
 /// Node shapes the fail-fast path checks in small functions of their own, with no
 /// dispatch through the general keyword loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -586,29 +626,23 @@ impl Compiled {
     /// comparisons of signatures, then one byte comparison.
     #[inline(always)]
     pub(crate) fn find_property(&self, span: Span, key: &str) -> Option<usize> {
-        let sig = crate::names::signature(key);
-        let same = |i: u32| crate::names::same(&self.properties[i as usize].0, key);
+        self.names_of(span).find(self, key)
+    }
+
+    /// The lookup table of the names of `span`, to look many keys up in (a walk over an
+    /// object's keys finds it once, not per key).
+    #[inline(always)]
+    pub(crate) fn names_of(&self, span: Span) -> Names<'_> {
         if span.len() <= SCAN_LIMIT {
-            // (Equal signatures of different names are rare; the scan goes on past them.)
-            return self.property_sigs[span.range()]
-                .iter()
-                .find(|&&(s, i)| s == sig && same(i))
-                .map(|&(_, i)| i as usize);
+            return Names::Scan(self.property_sigs.get(span.range()).unwrap_or(&[]));
         }
         let (start, mask) = self.property_tables[span.start as usize];
-        let table = self
+        match self
             .property_hash
-            .get(start as usize..=(start + mask) as usize)?;
-        let mut slot = sig as usize & mask as usize;
-        loop {
-            let (s, i) = table[slot];
-            if i == u32::MAX {
-                return None;
-            }
-            if s == sig && same(i) {
-                return Some(i as usize);
-            }
-            slot = (slot + 1) & mask as usize;
+            .get(start as usize..=(start + mask) as usize)
+        {
+            Some(table) => Names::Hash(table),
+            None => Names::Scan(&[]),
         }
     }
 

@@ -1286,10 +1286,11 @@ fn plain_object<C: Collector>(
         }
     }
     let (names, others) = (spec.names, spec.others);
+    let table = c.names_of(names);
     let mut met = 0;
     for (key, value) in o {
         // (One call site of the inlined `eval` for both kinds of key.)
-        let child = match c.find_property(names, key) {
+        let child = match table.find(c, key) {
             Some(i) => {
                 met += u32::from(c.property_required[i]);
                 c.properties[i].1
@@ -1312,9 +1313,10 @@ fn patterned_walk(c: &Compiled, i: u32, o: &Map<String, Value>, ctx: Ctx<'_>) ->
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = is_false_schema(c, a.node);
     let mut met = 0;
+    let names = c.names_of(a.properties);
     for (key, value) in o {
         let mut matched = false;
-        if let Some(j) = c.find_property(a.properties, key) {
+        if let Some(j) = names.find(c, key) {
             matched = true;
             met += u32::from(c.property_required[j]);
             if !eval(c, c.properties[j].1, value, ctx, &mut FailFast) {
@@ -1710,6 +1712,7 @@ fn additional_properties<C: Collector>(
     let mut ok = true;
     // Required names met (the fail-fast path checks the sibling `required` this way).
     let mut met = 0;
+    let names = c.names_of(a.properties);
     for (key, value) in o {
         let path = ctx.path.push(Seg::Key(key));
         // The fail-fast path keeps no location (the unused `path` is optimised away).
@@ -1723,7 +1726,7 @@ fn additional_properties<C: Collector>(
         };
         let mut item_ok = true;
         let mut matched = false;
-        if let Some(j) = c.find_property(a.properties, key) {
+        if let Some(j) = names.find(c, key) {
             matched = true;
             met += u32::from(c.property_required[j]);
             item_ok = eval(c, c.properties[j].1, value, here, col);
@@ -1783,8 +1786,9 @@ fn properties<C: Collector>(
             // The instance's key order is cheap enough first: one walk, each key looked
             // up by signature.
             let mut met = 0;
+            let names = c.names_of(span);
             for (key, value) in o {
-                if let Some(i) = c.find_property(span, key) {
+                if let Some(i) = names.find(c, key) {
                     met += u32::from(c.property_required[i]);
                     if !eval(c, c.properties[i].1, value, ctx, col) {
                         return false;
@@ -1802,8 +1806,9 @@ fn properties<C: Collector>(
         let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
         let mut deferred = false;
         let mut met = 0;
+        let names = c.names_of(span);
         for (key, value) in o {
-            if let Some(i) = c.find_property(span, key) {
+            if let Some(i) = names.find(c, key) {
                 met += u32::from(c.property_required[i]);
                 let child = c.properties[i].1;
                 if c.node(child).leaf {
@@ -1843,8 +1848,9 @@ fn properties<C: Collector>(
     }
     if o.len() * 4 < span.len() {
         // Few keys against many declared names: walk the instance, search the names.
+        let names = c.names_of(span);
         for (key, value) in o {
-            if let Some(i) = c.find_property(span, key) {
+            if let Some(i) = names.find(c, key) {
                 check!(
                     ok,
                     col,
@@ -1859,8 +1865,9 @@ fn properties<C: Collector>(
         // One walk of the instance finds the declared names by signature (no string
         // comparisons of a map lookup per name); then they are evaluated in the order.
         let mut found: [Option<(&String, &Value)>; FOUND] = [None; FOUND];
+        let names = c.names_of(span);
         for (key, value) in o {
-            if let Some(i) = c.find_property(span, key)
+            if let Some(i) = names.find(c, key)
                 && let Some(slot) = found.get_mut(i - span.start as usize)
             {
                 *slot = Some((key, value));
