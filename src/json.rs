@@ -455,6 +455,20 @@ pub(crate) fn is_multiple_of(value: &Number, divisor: &Number) -> bool {
     q.is_finite() && q.fract() == 0.0
 }
 
+/// Objects up to this many keys are searched by a scan (see [`has_key`]).
+const SCAN_KEYS: usize = 8;
+
+/// Whether object `o` has the key `name`. A small object is scanned with inline byte
+/// compares, the lengths first; the map's own search calls `memcmp` at every probe.
+#[inline]
+pub(crate) fn has_key(o: &serde_json::Map<String, Value>, name: &str) -> bool {
+    if o.len() <= SCAN_KEYS {
+        o.keys().any(|k| crate::names::same(k, name))
+    } else {
+        o.contains_key(name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,5 +515,20 @@ mod tests {
     fn code_points() {
         assert_eq!(char_count("💩a"), 2);
         assert_eq!(char_count(""), 0);
+    }
+
+    #[test]
+    fn keys_are_found_in_small_and_large_objects() {
+        for size in [0usize, 1, 3, SCAN_KEYS, SCAN_KEYS + 1, 40] {
+            let o: serde_json::Map<String, Value> = (0..size)
+                .map(|i| (format!("key{i}"), Value::Null))
+                .collect();
+            for i in 0..size {
+                assert!(has_key(&o, &format!("key{i}")), "{size} {i}");
+            }
+            for absent in ["", "key", "key00", "kez0", "key0 ", "\u{e9}"] {
+                assert!(!has_key(&o, absent), "{size} {absent:?}");
+            }
+        }
     }
 }

@@ -969,7 +969,7 @@ fn eval_keyword<C: Collector>(
             Value::Object(o) => {
                 let mut ok = true;
                 for (name, child) in &c.dependent_schemas[span.range()] {
-                    if o.contains_key(name.as_ref()) && !eval(c, *child, instance, ctx, col) {
+                    if json::has_key(o, name.as_ref()) && !eval(c, *child, instance, ctx, col) {
                         ok = false;
                         if C::FAIL_FAST || col.full() {
                             return false;
@@ -1273,7 +1273,7 @@ fn plain_object<C: Collector>(
     if spec.required.len() > 0
         && !c.strings[spec.required.range()]
             .iter()
-            .all(|name| o.contains_key(name.as_ref()))
+            .all(|name| json::has_key(o, name.as_ref()))
     {
         return false;
     }
@@ -1349,7 +1349,7 @@ fn required_met(c: &Compiled, span: crate::schema::Span, o: &Map<String, Value>)
     c.required_walked.get(span.start as usize) == Some(&true)
         || c.strings[span.range()]
             .iter()
-            .all(|name| o.contains_key(name.as_ref()))
+            .all(|name| json::has_key(o, name.as_ref()))
 }
 
 /// The keywords `body` of a node of assertions only, fail-fast.
@@ -1636,7 +1636,7 @@ fn assertion<C: Collector>(
             Value::Object(o) => {
                 let mut ok = true;
                 for name in &c.strings[span.range()] {
-                    if !o.contains_key(name.as_ref()) {
+                    if !json::has_key(o, name.as_ref()) {
                         ok = false;
                         if C::FAIL_FAST {
                             return false;
@@ -1662,11 +1662,11 @@ fn assertion<C: Collector>(
             Value::Object(o) => {
                 let mut ok = true;
                 for (trigger, names) in &c.dependent_required[span.range()] {
-                    if !o.contains_key(trigger.as_ref()) {
+                    if !json::has_key(o, trigger.as_ref()) {
                         continue;
                     }
                     for name in &c.strings[names.range()] {
-                        if !o.contains_key(name.as_ref()) {
+                        if !json::has_key(o, name.as_ref()) {
                             ok = false;
                             if C::FAIL_FAST {
                                 return false;
@@ -1909,7 +1909,7 @@ fn applicator_annotation<C: Collector>(
         (Keyword::Properties(span), Value::Object(o)) => {
             let names: Vec<Value> = c.properties[span.range()]
                 .iter()
-                .filter(|(n, _)| o.contains_key(n.as_ref()))
+                .filter(|(n, _)| json::has_key(o, n.as_ref()))
                 .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             Value::Array(names)
@@ -1931,7 +1931,7 @@ fn applicator_annotation<C: Collector>(
             let names = &c.properties[a.properties.range()];
             let declared: Vec<Value> = names
                 .iter()
-                .filter(|(n, _)| o.contains_key(n.as_ref()))
+                .filter(|(n, _)| json::has_key(o, n.as_ref()))
                 .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             if !names.is_empty() {

@@ -71,7 +71,7 @@ fn evaluated_property(
             }
             Keyword::DependentSchemas(span) => {
                 c.dependent_schemas[span.range()].iter().any(|(name, n)| {
-                    o.contains_key(name.as_ref())
+                    crate::json::has_key(o, name.as_ref())
                         && evaluated_property(c, *n, instance, o, key, ctx, false)
                 })
             }
@@ -129,7 +129,7 @@ fn evaluated_item(
                     return false;
                 };
                 c.dependent_schemas[span.range()].iter().any(|(name, n)| {
-                    o.contains_key(name.as_ref())
+                    crate::json::has_key(o, name.as_ref())
                         && evaluated_item(c, *n, instance, items, index, ctx, false)
                 })
             }
