@@ -463,6 +463,9 @@ pub(crate) struct Compiled {
     pub(crate) node_pointers: Vec<Span>,
     /// The nodes' JSON pointers end to end: one buffer, not an allocation per node.
     pub(crate) pointer_text: String,
+    /// Whether `pointer_text` holds only bytes a URI fragment may hold as they are (known
+    /// at the first error: absolute keyword locations then copy pointers unscanned).
+    pub(crate) pointers_fragment_safe: std::sync::OnceLock<bool>,
     pub(crate) root: NodeId,
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,

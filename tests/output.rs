@@ -196,3 +196,41 @@ fn every_path_agrees_on_the_whole_suite() {
     }
     assert!(checked >= 1299);
 }
+
+/// Absolute keyword locations percent-encode what a URI fragment may not hold, and copy
+/// plain pointers as they are (the location code skips the scan when it knows every
+/// pointer of the schema is plain: both kinds of schema are checked here).
+#[test]
+fn absolute_locations_encode_fragments() {
+    let absolute = |schema: Value, instance: Value| -> Vec<String> {
+        let schema = toolschema::Schema::compile(&schema).unwrap();
+        let mut out: Vec<String> = schema
+            .iter_errors(&instance)
+            .map(|e| e.absolute_keyword_location().to_string())
+            .collect();
+        out.sort();
+        out
+    };
+    let plain = serde_json::json!({
+        "$id": "https://example.com/s",
+        "properties": {"a-b_c.d$e": {"type": "string"}, "x": {"maxLength": 1}}
+    });
+    assert_eq!(
+        absolute(plain, serde_json::json!({"a-b_c.d$e": 1, "x": "long"})),
+        [
+            "https://example.com/s#/properties/a-b_c.d$e/type",
+            "https://example.com/s#/properties/x/maxLength",
+        ]
+    );
+    let encoded = serde_json::json!({
+        "$id": "https://example.com/s",
+        "properties": {"a b%\"": {"type": "string"}, "t~/": {"maxLength": 1}}
+    });
+    assert_eq!(
+        absolute(encoded, serde_json::json!({"a b%\"": 1, "t~/": "long"})),
+        [
+            "https://example.com/s#/properties/a%20b%25%22/type",
+            "https://example.com/s#/properties/t~0~1/maxLength",
+        ]
+    );
+}

@@ -3,7 +3,7 @@
 /// Appends `/segment` to `pointer`, escaping `~` and `/`.
 pub(crate) fn push(pointer: &mut String, segment: &str) {
     pointer.push('/');
-    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
+    if !needs_escape(segment) {
         pointer.push_str(segment);
         return;
     }
@@ -14,6 +14,26 @@ pub(crate) fn push(pointer: &mut String, segment: &str) {
             c => pointer.push(c),
         }
     }
+}
+
+/// Whether `segment` holds a '~' or a '/' (which a pointer escapes): eight bytes a step.
+#[inline]
+pub(crate) fn needs_escape(segment: &str) -> bool {
+    /// Whether some byte of `word` is `byte` (the classic zero-byte test on `word ^ byte`).
+    const fn has(word: u64, byte: u8) -> bool {
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        let x = word ^ (LOW * byte as u64);
+        x.wrapping_sub(LOW) & !x & (LOW << 7) != 0
+    }
+    let mut rest = segment.as_bytes();
+    while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        let word = u64::from_le_bytes(*word);
+        if has(word, b'~') || has(word, b'/') {
+            return true;
+        }
+        rest = tail;
+    }
+    rest.iter().any(|&b| b == b'~' || b == b'/')
 }
 
 /// `pointer` with `segments` appended.
@@ -67,11 +87,16 @@ const FRAGMENT_SAFE: [bool; 256] = {
     table
 };
 
+/// Whether `text` holds only bytes a URI fragment may hold as they are.
+pub(crate) fn fragment_safe(text: &str) -> bool {
+    text.bytes().all(|b| FRAGMENT_SAFE[usize::from(b)])
+}
+
 /// Appends `pointer` to `out` as a URI fragment (see [`to_fragment`]).
 pub(crate) fn push_fragment(out: &mut String, pointer: &str) {
     let allowed = |b: u8| FRAGMENT_SAFE[usize::from(b)];
     // Keyword locations seldom need escapes: copy them whole.
-    if pointer.bytes().all(allowed) {
+    if fragment_safe(pointer) {
         out.push_str(pointer);
         return;
     }
@@ -147,5 +172,25 @@ mod tests {
         assert_eq!(strip("/a/b", "/a"), Some("/b"));
         assert_eq!(strip("/ab", "/a"), None);
         assert_eq!(parent("/a/b"), Some("/a"));
+    }
+
+    /// The word-at-a-time test sees '~' and '/' at every position of short and long
+    /// segments, and nothing in segments without them (bytes near them included).
+    #[test]
+    fn escapes_are_found_anywhere() {
+        for len in 0..24 {
+            let plain: String = "abcdefghijklmnopqrstuvwxyz".chars().take(len).collect();
+            assert!(!needs_escape(&plain), "{plain:?}");
+            for near in ["}", "\u{7f}", ".", "0", "\u{e9}"] {
+                assert!(!needs_escape(&format!("{plain}{near}{plain}")));
+            }
+            for at in 0..=len {
+                for special in ['~', '/'] {
+                    let mut text = plain.clone();
+                    text.insert(at, special);
+                    assert!(needs_escape(&text), "{text:?}");
+                }
+            }
+        }
     }
 }

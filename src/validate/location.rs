@@ -200,6 +200,8 @@ impl<'c> KeywordParts<'c> {
 struct AbsoluteParts<'c> {
     uri: &'c str,
     ptr: &'c str,
+    /// `ptr` needs no percent-encoding (every pointer of the schema is known not to).
+    ptr_safe: bool,
     name: &'c str,
 }
 
@@ -208,9 +210,13 @@ impl<'c> AbsoluteParts<'c> {
         let resource = &c.resources[c.node(node).resource as usize];
         let full = c.pointer_of(node);
         let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
+        let ptr_safe = *c
+            .pointers_fragment_safe
+            .get_or_init(|| pointer::fragment_safe(&c.pointer_text));
         AbsoluteParts {
             uri: &resource.uri,
             ptr,
+            ptr_safe,
             name,
         }
     }
@@ -223,10 +229,14 @@ impl<'c> AbsoluteParts<'c> {
     fn write(&self, out: &mut String) {
         out.push_str(self.uri);
         out.push('#');
-        pointer::push_fragment(out, self.ptr);
+        if self.ptr_safe {
+            out.push_str(self.ptr);
+        } else {
+            pointer::push_fragment(out, self.ptr);
+        }
         let name = self.name;
         if name != "false" {
-            if name.contains(['~', '/']) {
+            if pointer::needs_escape(name) {
                 let mut step = String::new();
                 pointer::push(&mut step, name);
                 pointer::push_fragment(out, &step);
