@@ -465,7 +465,9 @@ pub(crate) struct Compiled {
     pub(crate) pointer_text: String,
     /// Whether `pointer_text` holds only bytes a URI fragment may hold as they are (known
     /// at the first error: absolute keyword locations then copy pointers unscanned).
-    pub(crate) pointers_fragment_safe: std::sync::OnceLock<bool>,
+    /// Boxed: a cell held inline would make every `&Compiled` one whose fields may change
+    /// under the evaluator, and the compiler would reload them after every call.
+    pub(crate) pointers_fragment_safe: Box<std::sync::OnceLock<bool>>,
     pub(crate) root: NodeId,
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,

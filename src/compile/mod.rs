@@ -193,7 +193,7 @@ impl<'a> Compiler<'a> {
                 keyword_names: Vec::new(),
                 node_pointers: Vec::new(),
                 pointer_text: String::new(),
-                pointers_fragment_safe: std::sync::OnceLock::new(),
+                pointers_fragment_safe: Box::default(),
                 root: NodeId(0),
                 values: Vec::new(),
                 limits: Vec::new(),
