@@ -7,7 +7,9 @@
 //! is almost always the one real match.
 
 /// A well-mixed 64-bit summary of `s`: its length and its first and last bytes (up to
-/// eight each). Equal strings have equal signatures; different ones rarely do.
+/// eight each). Equal strings have equal signatures; different ones rarely do, and two
+/// different strings of the same length under [`EXACT_BELOW`] bytes never do (see
+/// [`same_found`]).
 #[inline(always)]
 pub(crate) const fn signature(s: &str) -> u64 {
     let b = s.as_bytes();
@@ -15,19 +17,39 @@ pub(crate) const fn signature(s: &str) -> u64 {
     // Two possibly overlapping loads per size class, no loop over the bytes (branches on
     // the length mispredict when key lengths vary). A `const fn`, so that the signatures
     // of keyword names are computed when the crate compiles.
-    let (head, tail) = if n >= 8 {
-        (read_u64(b, 0), read_u64(b, n - 8))
-    } else if n >= 4 {
-        (read_u32(b, 0) as u64, read_u32(b, n - 4) as u64)
-    } else if n > 0 {
-        let x = b[0] as u64 | ((b[n / 2] as u64) << 8) | ((b[n - 1] as u64) << 16);
-        (x, 0)
+    let summary = if n >= 8 {
+        read_u64(b, 0) ^ read_u64(b, n - 8).rotate_left(23) ^ (n as u64).rotate_left(53)
     } else {
-        (0, 0)
+        // A short string whole: its bytes in order (the two loads overlap on the same
+        // bytes), its length above them. The mixing below is a bijection, so the
+        // signatures of two short strings are equal only when the strings are.
+        let bytes = if n >= 4 {
+            read_u32(b, 0) as u64 | ((read_u32(b, n - 4) as u64) << (8 * (n - 4)))
+        } else if n > 0 {
+            // (One to three bytes: first, middle and last are all of them.)
+            b[0] as u64 | ((b[n / 2] as u64) << 8) | ((b[n - 1] as u64) << 16)
+        } else {
+            0
+        };
+        bytes | ((n as u64) << 56)
     };
-    let mixed = (head ^ tail.rotate_left(23) ^ (n as u64).rotate_left(53))
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // An odd multiplier and a right xor-shift: both invertible.
+    let mixed = summary.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     mixed ^ (mixed >> 29)
+}
+
+/// Strings shorter than this are told apart by their signature and length alone.
+pub(crate) const EXACT_BELOW: usize = 8;
+
+/// Whether `name` is `key`, given that their signatures are equal: for a key shorter than
+/// [`EXACT_BELOW`] bytes the lengths decide (no bytes read), else the bytes.
+#[inline(always)]
+pub(crate) fn same_found(name: &str, key: &str) -> bool {
+    if key.len() < EXACT_BELOW {
+        name.len() == key.len()
+    } else {
+        same(name, key)
+    }
 }
 
 #[inline(always)]
@@ -124,5 +146,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Short strings of the same length have equal signatures only when they are equal
+    /// (what lets `same_found` skip the bytes): every string of up to three bytes over a
+    /// small alphabet, and many of four to seven.
+    #[test]
+    fn short_signatures_are_exact() {
+        let alphabet: Vec<char> = "ab~/\u{0}\u{7f}".chars().collect();
+        let mut by_sig = std::collections::HashMap::new();
+        let mut strings: Vec<String> = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = strings
+                .iter()
+                .filter(|s| s.chars().count() == strings.last().map_or(0, |l| l.chars().count()))
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            strings.extend(longer);
+        }
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for len in 4..EXACT_BELOW {
+            for _ in 0..20_000 {
+                let s: String = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (b'a' + (state % 4) as u8) as char
+                    })
+                    .collect();
+                strings.push(s);
+            }
+        }
+        strings.push("é".into());
+        strings.push("\u{1F600}".into());
+        for s in &strings {
+            if let Some(other) = by_sig.insert((signature(s), s.len()), s.clone()) {
+                assert_eq!(&other, s, "equal signatures");
+            }
+        }
+        assert!(same_found("name", "name"));
+        assert!(!same_found("names", "name"));
+        assert!(same_found("longer name", "longer name"));
+        assert!(!same_found("longer nbme", "longer name"));
     }
 }

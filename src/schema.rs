@@ -166,7 +166,7 @@ impl Names<'_> {
     #[inline(always)]
     pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
         let sig = crate::names::signature(key);
-        let same = |i: u32| crate::names::same(&c.properties[i as usize].0, key);
+        let same = |i: u32| crate::names::same_found(&c.properties[i as usize].0, key);
         match self {
             // (Equal signatures of different names are rare; the scan goes on past them.)
             Names::Scan(entries) => entries
@@ -391,7 +391,7 @@ impl Dispatch {
         let named = self.by_string[from..]
             .iter()
             .take_while(move |e| e.0 == sig)
-            .filter(move |e| crate::names::same(&e.2, s))
+            .filter(move |e| crate::names::same_found(&e.2, s))
             .map(|e| e.1 as usize);
         let open = self.open.iter().map(|&j| j as usize);
         let open = open.filter(move |&j| self.filters[j].admits_listed_string(s));

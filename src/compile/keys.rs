@@ -4,7 +4,7 @@
 //! mapped once to its keyword by a 64-bit signature (a `match` on constants computed when
 //! the crate builds), so every later lookup of a literal keyword name is an array index.
 
-use crate::names::{same, signature};
+use crate::names::{same_found, signature};
 use serde_json::{Map, Value};
 
 macro_rules! keywords {
@@ -38,7 +38,7 @@ macro_rules! keywords {
                 $(sig::$variant => Kw::$variant,)*
                 _ => return None,
             };
-            same(name, NAMES[kw as usize]).then_some(kw)
+            same_found(NAMES[kw as usize], name).then_some(kw)
         }
     };
 }
