@@ -512,6 +512,12 @@ pub(crate) struct Compiled {
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
     pub(crate) node_lists: Vec<NodeId>,
+    /// Beside `properties`: each property's subschema for the fail-fast walks of objects
+    /// (a forward gives way to its target, as in `branch_targets`).
+    pub(crate) property_targets: Vec<NodeId>,
+    /// Beside `node_lists`: each node, or for a node of the forward shape whose check its
+    /// target's implies, that target (see `Compiled::branches`).
+    pub(crate) branch_targets: Vec<NodeId>,
     /// Per `node_lists` entry: for the first entry of a `oneOf`/`anyOf` list, its index in
     /// `dispatches` (or `u32::MAX`).
     pub(crate) list_dispatch: Vec<u32>,
@@ -664,6 +670,17 @@ impl Compiled {
     #[inline]
     pub(crate) fn node_list(&self, span: Span) -> &[NodeId] {
         &self.node_lists[span.range()]
+    }
+
+    /// The nodes of `span` for the fail-fast path: a forward that checks nothing its
+    /// target does not is replaced by the target (one call fewer per branch tried). The
+    /// error path keeps `node_list`, whose nodes its locations name.
+    #[inline]
+    pub(crate) fn branches(&self, span: Span) -> &[NodeId] {
+        match self.branch_targets.get(span.range()) {
+            Some(list) => list,
+            None => self.node_list(span),
+        }
     }
 }
 

@@ -873,3 +873,74 @@ fn forwards_that_end_on_a_type_are_decided_by_the_types_of_the_chain() {
     check(&schema, &json!([1.0]), false);
     check(&schema, &json!(["1"]), false);
 }
+
+/// The fail-fast path's lists and specs (`oneOf`/`anyOf`/`allOf`, items, other keys,
+/// declared properties, type switches) hold a forward's target in its place when the
+/// forward's own type test adds nothing; a typed forward keeps its test.
+#[test]
+fn forwards_in_lists_and_specs_give_way_to_their_targets() {
+    let defs = json!({
+        "s": {"type": "string", "minLength": 2},
+        "n": {"type": "number", "minimum": 0},
+        "o": {"type": "object", "required": ["k"]}
+    });
+    let with = |body: Value| {
+        let mut schema = body;
+        schema["$defs"] = defs.clone();
+        Schema::compile(&schema).unwrap()
+    };
+    let one_of = with(json!({"oneOf": [{"$ref": "#/$defs/s"}, {"$ref": "#/$defs/n"}]}));
+    for (instance, expected) in [
+        (json!("ab"), true),
+        (json!("a"), false),
+        (json!(5), true),
+        (json!(-1), false),
+        (json!({}), false),
+    ] {
+        check(&one_of, &instance, expected);
+    }
+    // A typed forward: its narrower type is still tested (5.5 is a number, not an integer).
+    let typed = with(json!({"anyOf": [{"type": "integer", "$ref": "#/$defs/n"}]}));
+    for (instance, expected) in [(json!(5), true), (json!(5.5), false), (json!(-1), false)] {
+        check(&typed, &instance, expected);
+    }
+    let all_of = with(json!({"allOf": [{"$ref": "#/$defs/s"}, {"maxLength": 3}]}));
+    for (instance, expected) in [
+        (json!("ab"), true),
+        (json!("a"), false),
+        (json!("abcd"), false),
+    ] {
+        check(&all_of, &instance, expected);
+    }
+    let items = with(json!({"type": "array", "items": {"$ref": "#/$defs/n"}}));
+    for (instance, expected) in [
+        (json!([1, 2]), true),
+        (json!([1, -1]), false),
+        (json!([1, "a"]), false),
+    ] {
+        check(&items, &instance, expected);
+    }
+    let object = with(json!({
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/n"}},
+        "additionalProperties": {"$ref": "#/$defs/s"}
+    }));
+    for (instance, expected) in [
+        (json!({"a": 1, "b": "xy"}), true),
+        (json!({"a": -1}), false),
+        (json!({"b": "x"}), false),
+        (json!({"a": "1"}), false),
+    ] {
+        check(&object, &instance, expected);
+    }
+    let switch = with(json!({"anyOf": [{"$ref": "#/$defs/s"}, {"$ref": "#/$defs/o"}]}));
+    for (instance, expected) in [
+        (json!("xy"), true),
+        (json!("x"), false),
+        (json!({"k": 1}), true),
+        (json!({}), false),
+        (json!(1), false),
+    ] {
+        check(&switch, &instance, expected);
+    }
+}

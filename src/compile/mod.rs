@@ -216,6 +216,8 @@ impl<'a> Compiler<'a> {
                 dependent_required: Vec::new(),
                 dependent_schemas: Vec::new(),
                 node_lists: Vec::new(),
+                branch_targets: Vec::new(),
+                property_targets: Vec::new(),
                 list_dispatch: Vec::new(),
                 dispatches: Vec::new(),
                 contains: Vec::new(),

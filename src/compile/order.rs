@@ -240,6 +240,62 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     fuse_required(c, live);
     object_specs(c, live);
     settle_shapes(c, live);
+    branch_targets(c);
+}
+
+/// What the fail-fast path evaluates in place of `b`: a node of the forward shape whose
+/// types are every type or its target's (so that its type test adds nothing) gives way to
+/// its target, which the forward call would evaluate next anyway.
+fn fail_fast_node(c: &Compiled, b: NodeId) -> NodeId {
+    let Some(n) = c.nodes.get(b.index()) else {
+        return b;
+    };
+    if n.shape != Shape::Forward {
+        return b;
+    }
+    match c.spec_of.get(b.index()) {
+        Some(&t)
+            if c.nodes
+                .get(t as usize)
+                .is_some_and(|t| n.types == TypeSet::all() || n.types == t.types) =>
+        {
+            NodeId(t)
+        }
+        _ => b,
+    }
+}
+
+/// The subschemas the fail-fast path reaches through tables of its own (`oneOf`, `anyOf`,
+/// `allOf` lists, type switches, object and array specs) skip forwards (see
+/// `fail_fast_node`). The error path reads `node_lists` and the keywords, whose nodes its
+/// locations name.
+#[inline(never)]
+fn branch_targets(c: &mut Compiled) {
+    if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
+        c.property_targets = c.properties.iter().map(|&(_, b)| b).collect();
+        // (Left empty: `branches` then reads `node_lists`.)
+        return;
+    }
+    c.property_targets = c
+        .properties
+        .iter()
+        .map(|&(_, b)| fail_fast_node(c, b))
+        .collect();
+    c.branch_targets = c.node_lists.iter().map(|&b| fail_fast_node(c, b)).collect();
+    for k in 0..c.type_switches.len() {
+        for j in 0..6 {
+            let b = c.type_switches[k][j];
+            c.type_switches[k][j] = fail_fast_node(c, b);
+        }
+    }
+    for k in 0..c.object_specs.len() {
+        let others = c.object_specs[k].others;
+        c.object_specs[k].others = fail_fast_node(c, others);
+    }
+    for k in 0..c.array_specs.len() {
+        let item = c.array_specs[k].item;
+        c.array_specs[k].item = fail_fast_node(c, item);
+    }
 }
 
 /// The last shapes, once every other is known (in one pass): nodes with no keyword to

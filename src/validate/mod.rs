@@ -780,7 +780,7 @@ fn one_of_matches(
     instance: &Value,
     ctx: Ctx<'_>,
 ) -> usize {
-    let children = c.node_list(span);
+    let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
     let mut matched = 0;
     match pick.indexed() {
@@ -811,7 +811,7 @@ fn one_of_matches(
 /// `anyOf` on the fail-fast path.
 #[inline(never)]
 fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
-    let children = c.node_list(span);
+    let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
     match pick.indexed() {
         Some(mut branches) => branches.any(|j| valid_at(c, children[j], instance, ctx)),
@@ -825,7 +825,7 @@ fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_
 /// `allOf` on the fail-fast path.
 #[inline(never)]
 fn all_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
-    c.node_list(span)
+    c.branches(span)
         .iter()
         .all(|child| valid_at(c, *child, instance, ctx))
 }
@@ -1293,7 +1293,7 @@ fn plain_object<C: Collector>(
         let child = match table.find(c, key) {
             Some(i) => {
                 met += u32::from(c.property_required[i]);
-                c.properties[i].1
+                c.property_targets[i]
             }
             None => others,
         };
@@ -1319,7 +1319,7 @@ fn patterned_walk(c: &Compiled, i: u32, o: &Map<String, Value>, ctx: Ctx<'_>) ->
         if let Some(j) = names.find(c, key) {
             matched = true;
             met += u32::from(c.property_required[j]);
-            if !eval(c, c.properties[j].1, value, ctx, &mut FailFast) {
+            if !eval(c, c.property_targets[j], value, ctx, &mut FailFast) {
                 return false;
             }
         }
@@ -1790,7 +1790,7 @@ fn properties<C: Collector>(
             for (key, value) in o {
                 if let Some(i) = names.find(c, key) {
                     met += u32::from(c.property_required[i]);
-                    if !eval(c, c.properties[i].1, value, ctx, col) {
+                    if !eval(c, c.property_targets[i], value, ctx, col) {
                         return false;
                     }
                 }
@@ -1810,7 +1810,7 @@ fn properties<C: Collector>(
         for (key, value) in o {
             if let Some(i) = names.find(c, key) {
                 met += u32::from(c.property_required[i]);
-                let child = c.properties[i].1;
+                let child = c.property_targets[i];
                 if c.node(child).leaf {
                     if !eval(c, child, value, ctx, col) {
                         return false;
@@ -1828,7 +1828,8 @@ fn properties<C: Collector>(
         }
         if deferred {
             for &i in &c.property_order[span.range()] {
-                let (name, child) = &c.properties[i as usize];
+                let name = &c.properties[i as usize].0;
+                let child = &c.property_targets[i as usize];
                 if c.node(*child).leaf {
                     continue;
                 }
