@@ -225,6 +225,10 @@ pub(crate) enum Shape {
     /// [{"type": "string", "maxLength": 8}, {"type": "null"}]}`, an optional value as
     /// generators write it): the instance's type picks the one branch that may match.
     TypeSwitch,
+    /// A `oneOf`/`anyOf` and nothing else, of branches the types do not tell apart
+    /// (`{"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]}`): the union is
+    /// evaluated directly, with no keyword loop.
+    Union,
 }
 
 impl Shape {

@@ -944,3 +944,32 @@ fn forwards_in_lists_and_specs_give_way_to_their_targets() {
         check(&switch, &instance, expected);
     }
 }
+
+/// A node that is a lone `oneOf`/`anyOf` of branches its types do not tell apart is
+/// evaluated without the keyword loop: `oneOf` still needs exactly one match.
+#[test]
+fn lone_unions_count_their_matches() {
+    let one_of = Schema::compile(&json!({
+        "oneOf": [{"multipleOf": 3}, {"multipleOf": 5}, {"$ref": "#/$defs/big"}],
+        "$defs": {"big": {"minimum": 100}}
+    }))
+    .unwrap();
+    for (instance, expected) in [
+        (json!(9), true),
+        (json!(10), true),
+        (json!(15), false),
+        (json!(7), false),
+        (json!(101), true),
+        (json!(102), false),
+        (json!("x"), false),
+    ] {
+        check(&one_of, &instance, expected);
+    }
+    let any_of = Schema::compile(&json!({
+        "anyOf": [{"multipleOf": 3}, {"multipleOf": 5}]
+    }))
+    .unwrap();
+    for (instance, expected) in [(json!(15), true), (json!(7), false), (json!("x"), true)] {
+        check(&any_of, &instance, expected);
+    }
+}

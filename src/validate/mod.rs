@@ -456,7 +456,8 @@ pub(crate) fn eval<C: Collector>(
 }
 
 /// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
-/// the instance's type, the only one that may match.
+/// the instance's type, the only one that may match; or of the union shape: its `oneOf`
+/// or `anyOf`, with no keyword loop.
 #[inline(never)]
 fn type_switch<C: Collector>(
     c: &Compiled,
@@ -465,11 +466,18 @@ fn type_switch<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let Some(branches) = c.type_switch(node) else {
-        return eval_node(c, node, instance, ctx, col);
-    };
-    let branch = branches[json::kind_index(instance)];
-    !branch.is_none() && eval(c, branch, instance, ctx, col)
+    let n = c.node(node);
+    if n.shape == Shape::TypeSwitch
+        && let Some(branches) = c.type_switch(node)
+    {
+        let branch = branches[json::kind_index(instance)];
+        return !branch.is_none() && eval(c, branch, instance, ctx, col);
+    }
+    match c.keywords[n.body()] {
+        [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
+        [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
+        _ => eval_node(c, node, instance, ctx, col),
+    }
 }
 
 /// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
