@@ -972,4 +972,11 @@ fn lone_unions_count_their_matches() {
     for (instance, expected) in [(json!(15), true), (json!(7), false), (json!("x"), true)] {
         check(&any_of, &instance, expected);
     }
+    let all_of = Schema::compile(&json!({
+        "allOf": [{"multipleOf": 3}, {"multipleOf": 5}]
+    }))
+    .unwrap();
+    for (instance, expected) in [(json!(15), true), (json!(9), false), (json!(10), false)] {
+        check(&all_of, &instance, expected);
+    }
 }

@@ -456,8 +456,8 @@ pub(crate) fn eval<C: Collector>(
 }
 
 /// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
-/// the instance's type, the only one that may match; or of the union shape: its `oneOf`
-/// or `anyOf`, with no keyword loop.
+/// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
+/// `anyOf` or `allOf`, with no keyword loop.
 #[inline(never)]
 fn type_switch<C: Collector>(
     c: &Compiled,
@@ -476,6 +476,7 @@ fn type_switch<C: Collector>(
     match c.keywords[n.body()] {
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
         [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
+        [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
         _ => eval_node(c, node, instance, ctx, col),
     }
 }
