@@ -676,6 +676,29 @@ impl Compiled {
         &self.node_lists[span.range()]
     }
 
+    /// What the fail-fast path may evaluate in place of `node`: a node of the forward
+    /// shape whose types are every type or its target's (so that its type test adds
+    /// nothing) gives way to its target, which the forward call would evaluate next.
+    #[inline]
+    pub(crate) fn fail_fast_target(&self, node: NodeId) -> NodeId {
+        let Some(n) = self.nodes.get(node.index()) else {
+            return node;
+        };
+        if n.shape != Shape::Forward {
+            return node;
+        }
+        match self.spec_of.get(node.index()) {
+            Some(&t)
+                if self.nodes.get(t as usize).is_some_and(|t| {
+                    n.types == crate::json::TypeSet::all() || n.types == t.types
+                }) =>
+            {
+                NodeId(t)
+            }
+            _ => node,
+        }
+    }
+
     /// The nodes of `span` for the fail-fast path: a forward that checks nothing its
     /// target does not is replaced by the target (one call fewer per branch tried). The
     /// error path keeps `node_list`, whose nodes its locations name.

@@ -920,6 +920,22 @@ fn forwards_in_lists_and_specs_give_way_to_their_targets() {
     ] {
         check(&items, &instance, expected);
     }
+    // Items beside other keywords (the general keyword loop), typed forward included.
+    for item in [
+        json!({"$ref": "#/$defs/n"}),
+        json!({"type": "integer", "$ref": "#/$defs/n"}),
+    ] {
+        let integer = item.get("type").is_some();
+        let unique = with(json!({"type": "array", "uniqueItems": true, "items": item}));
+        for (instance, expected) in [
+            (json!([1, 2]), true),
+            (json!([1, 1]), false),
+            (json!([1, -1]), false),
+            (json!([1, 2.5]), !integer),
+        ] {
+            check(&unique, &instance, expected);
+        }
+    }
     let object = with(json!({
         "type": "object",
         "properties": {"a": {"$ref": "#/$defs/n"}},

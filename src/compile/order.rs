@@ -243,26 +243,9 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     branch_targets(c);
 }
 
-/// What the fail-fast path evaluates in place of `b`: a node of the forward shape whose
-/// types are every type or its target's (so that its type test adds nothing) gives way to
-/// its target, which the forward call would evaluate next anyway.
+/// What the fail-fast path evaluates in place of `b` (see `Compiled::fail_fast_target`).
 fn fail_fast_node(c: &Compiled, b: NodeId) -> NodeId {
-    let Some(n) = c.nodes.get(b.index()) else {
-        return b;
-    };
-    if n.shape != Shape::Forward {
-        return b;
-    }
-    match c.spec_of.get(b.index()) {
-        Some(&t)
-            if c.nodes
-                .get(t as usize)
-                .is_some_and(|t| n.types == TypeSet::all() || n.types == t.types) =>
-        {
-            NodeId(t)
-        }
-        _ => b,
-    }
+    c.fail_fast_target(b)
 }
 
 /// The subschemas the fail-fast path reaches through tables of its own (`oneOf`, `anyOf`,

@@ -851,6 +851,8 @@ fn items_from<C: Collector>(
     col: &mut C,
 ) -> bool {
     let items = items.get(skip as usize..).unwrap_or_default();
+    // (One look past a forward for all the items.)
+    let child = c.fail_fast_target(child);
     let of = c.node(child);
     if of.body().is_empty() {
         // Items of a type only (`{"type": "number"}`): one test each.
