@@ -480,6 +480,8 @@ pub(crate) struct Compiled {
     pub(crate) properties: Vec<(Arc<str>, NodeId)>,
     /// Indices into `properties`, cheapest first within each span (for evaluation).
     pub(crate) property_order: Vec<u32>,
+    /// Beside `properties`: the property's position in its span's `property_order`.
+    pub(crate) property_rank: Vec<u32>,
     /// At the first entry of each `properties` span: whether its subschemas that are not
     /// assertions only come cheapest first in name order (the instance's key order), so
     /// that one walk of the instance is a good evaluation order.

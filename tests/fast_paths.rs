@@ -996,3 +996,66 @@ fn lone_unions_count_their_matches() {
         check(&all_of, &instance, expected);
     }
 }
+
+/// `properties` of many names, in a branch where failing early matters and the name
+/// order is not the cheapest first: the deferred values are found by rank, or past
+/// sixteen of them by going through the names; each value meets its own schema.
+#[test]
+fn many_deferred_properties_meet_their_own_schemas() {
+    let mut props = serde_json::Map::new();
+    // "p00" costs most (nested), so the name order is not the cost order.
+    props.insert(
+        "p00".into(),
+        json!({"oneOf": [
+            {"properties": {"x": {"properties": {"y": {"properties": {"z": {"type": "integer"}}}}}}},
+            {"required": ["never"], "patternProperties": {"^q": {"uniqueItems": true}}}
+        ]}),
+    );
+    for i in 1..20 {
+        props.insert(
+            format!("p{i:02}"),
+            json!({"properties": {"x": {"type": "integer", "minimum": i}}}),
+        );
+    }
+    props.insert("leaf".into(), json!({"type": "string"}));
+    let schema = Schema::compile(&json!({
+        "anyOf": [
+            {"properties": props, "required": ["p03", "leaf"], "propertyNames": {"maxLength": 4}},
+            {"type": "null"}
+        ]
+    }))
+    .unwrap();
+    let full = |bad: Option<usize>| {
+        let mut o = serde_json::Map::new();
+        o.insert("p00".into(), json!({"x": {"y": {"z": 1}}}));
+        for i in 1..20 {
+            let x = if bad == Some(i) {
+                i as i64 - 1
+            } else {
+                i as i64
+            };
+            o.insert(format!("p{i:02}"), json!({"x": x}));
+        }
+        o.insert("leaf".into(), json!("s"));
+        Value::Object(o)
+    };
+    check(&schema, &full(None), true);
+    for bad in [1, 3, 16, 17, 19] {
+        check(&schema, &full(Some(bad)), false);
+    }
+    check(&schema, &json!({"p03": {"x": 3}, "leaf": "s"}), true);
+    check(
+        &schema,
+        &json!({"p03": {"x": 3}, "p07": {"x": 6}, "leaf": "s"}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"p03": {"x": 3}, "p00": {"x": {"y": {"z": "no"}}}, "leaf": "s"}),
+        false,
+    );
+    check(&schema, &json!({"p03": {"x": 3}}), false);
+    check(&schema, &json!({"p04": {"x": 4}, "leaf": "s"}), false);
+    check(&schema, &json!({"p03": {"x": 3}, "leaf": 1}), false);
+    check(&schema, &json!(null), true);
+}

@@ -703,8 +703,12 @@ fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
         }
     }
     c.deferred_in_name_order = vec![false; c.properties.len()];
+    c.property_rank = vec![0; c.properties.len()];
     for (span, speculative) in spans {
         c.property_order[span.range()].sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
+        for (rank, &i) in c.property_order[span.range()].iter().enumerate() {
+            c.property_rank[i as usize] = rank as u32;
+        }
         // Whether the instance's own (name) order evaluates the non-leaf properties
         // cheapest first too.
         let mut costs = c.properties[span.range()]

@@ -1315,7 +1315,75 @@ fn plain_object<C: Collector>(
     met == c.walk_required(names)
 }
 
-/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
+/// Up to this many names, `properties` keeps the deferred values by position and goes
+/// through the span in order; more, by rank (see `properties_by_rank`).
+const BY_POSITION: usize = 8;
+
+/// `properties` of many names on the fail-fast path: the leaves as the instance's keys
+/// come, then the others found, sorted by their rank in the evaluation order (a few keys
+/// cost a few steps, however many names the schema declares; past `KEPT` found, the
+/// declared names are gone through in order instead).
+#[inline(never)]
+fn properties_by_rank<C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    const KEPT: usize = 16;
+    // (Inline storage, never spilled: pushes stop at `KEPT`.)
+    let mut kept: smallvec::SmallVec<[(u32, NodeId, &Value); KEPT]> = smallvec::SmallVec::new();
+    let mut found = 0;
+    let mut met = 0;
+    let names = c.names_of(span);
+    for (key, value) in o {
+        if let Some(i) = names.find(c, key) {
+            met += u32::from(c.property_required[i]);
+            let child = c.property_targets[i];
+            if c.node(child).leaf {
+                if !eval(c, child, value, ctx, col) {
+                    return false;
+                }
+            } else {
+                if found < KEPT {
+                    kept.push((c.property_rank[i], child, value));
+                }
+                found += 1;
+            }
+        }
+    }
+    if met != c.walk_required(span) {
+        return false;
+    }
+    if found <= KEPT {
+        // (Insertion sort: a handful of entries.)
+        for j in 1..kept.len() {
+            let mut k = j;
+            while k > 0 && kept[k - 1].0 > kept[k].0 {
+                kept.swap(k - 1, k);
+                k -= 1;
+            }
+        }
+        return kept
+            .iter()
+            .all(|&(_, child, value)| eval(c, child, value, ctx, col));
+    }
+    for &i in &c.property_order[span.range()] {
+        let child = c.property_targets[i as usize];
+        if c.node(child).leaf {
+            continue;
+        }
+        if let Some(value) = o.get(c.properties[i as usize].0.as_ref())
+            && !eval(c, child, value, ctx, col)
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// `additionalProperties`/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
 /// path: each key against its declared schema, then every pattern that matches it, else
 /// the other keys' schema; the required names met are counted on the way.
 #[inline(never)]
@@ -1811,9 +1879,12 @@ fn properties<C: Collector>(
         // First the properties whose schemas are assertions only, walking the instance;
         // then the others, cheapest first (a `oneOf` branch fails on its cheap
         // discriminator before it walks a large sibling).
-        // The deferred values of a small span are kept here (by position in the span)
-        // for the second pass; a larger span looks them up again.
         const KEPT: usize = 16;
+        if span.len() > BY_POSITION {
+            return properties_by_rank(c, span, o, ctx, col);
+        }
+        // The deferred values of a small span are kept here (by position in the span)
+        // for the second pass.
         let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
         let mut deferred = false;
         let mut met = 0;
@@ -1839,18 +1910,12 @@ fn properties<C: Collector>(
         }
         if deferred {
             for &i in &c.property_order[span.range()] {
-                let name = &c.properties[i as usize].0;
-                let child = &c.property_targets[i as usize];
-                if c.node(*child).leaf {
+                let child = c.property_targets[i as usize];
+                if c.node(child).leaf {
                     continue;
                 }
-                let value = if span.len() <= KEPT {
-                    kept[i as usize - span.start as usize]
-                } else {
-                    o.get(name.as_ref())
-                };
-                if let Some(value) = value
-                    && !eval(c, *child, value, ctx, col)
+                if let Some(value) = kept[i as usize - span.start as usize]
+                    && !eval(c, child, value, ctx, col)
                 {
                     return false;
                 }
