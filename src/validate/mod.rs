@@ -448,7 +448,7 @@ pub(crate) fn eval<C: Collector>(
             return match n.shape {
                 Shape::PlainObject => plain_object(c, node, instance, ctx, col),
                 Shape::ItemsArray => items_array(c, node, instance, ctx, col),
-                _ => type_switch(c, node, instance, ctx, col),
+                _ => union(c, node, instance, ctx, col),
             };
         }
     }
@@ -459,7 +459,7 @@ pub(crate) fn eval<C: Collector>(
 /// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
 /// `anyOf` or `allOf`, with no keyword loop.
 #[inline(never)]
-fn type_switch<C: Collector>(
+fn union<C: Collector>(
     c: &Compiled,
     node: NodeId,
     instance: &Value,
@@ -1383,7 +1383,7 @@ fn properties_by_rank<C: Collector>(
     true
 }
 
-/// `additionalProperties`/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
+/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
 /// path: each key against its declared schema, then every pattern that matches it, else
 /// the other keys' schema; the required names met are counted on the way.
 #[inline(never)]
