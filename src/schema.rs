@@ -518,9 +518,10 @@ pub(crate) struct Compiled {
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
     pub(crate) node_lists: Vec<NodeId>,
-    /// Beside `properties`: each property's subschema for the fail-fast walks of objects
-    /// (a forward gives way to its target, as in `branch_targets`).
-    pub(crate) property_targets: Vec<NodeId>,
+    /// Beside `properties`, for the fail-fast walks of objects: each property's subschema
+    /// (a forward gives way to its target, as in `branch_targets`) and 1 when the walk
+    /// counts the name for a sibling `required` (`property_required`), read together.
+    pub(crate) property_walk: Vec<(NodeId, u32)>,
     /// Beside `node_lists`: each node, or for a node of the forward shape whose check its
     /// target's implies, that target (see `Compiled::branches`).
     pub(crate) branch_targets: Vec<NodeId>,

@@ -217,7 +217,7 @@ impl<'a> Compiler<'a> {
                 dependent_schemas: Vec::new(),
                 node_lists: Vec::new(),
                 branch_targets: Vec::new(),
-                property_targets: Vec::new(),
+                property_walk: Vec::new(),
                 property_rank: Vec::new(),
                 list_dispatch: Vec::new(),
                 dispatches: Vec::new(),

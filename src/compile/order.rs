@@ -243,6 +243,16 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     branch_targets(c);
 }
 
+/// The `property_walk` entries: each property's subschema as `child` gives it, and its
+/// required mark.
+fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Vec<(NodeId, u32)> {
+    c.properties
+        .iter()
+        .zip(&c.property_required)
+        .map(|(&(_, b), &required)| (child(c, b), u32::from(required)))
+        .collect()
+}
+
 /// What the fail-fast path evaluates in place of `b` (see `Compiled::fail_fast_target`).
 fn fail_fast_node(c: &Compiled, b: NodeId) -> NodeId {
     c.fail_fast_target(b)
@@ -255,15 +265,11 @@ fn fail_fast_node(c: &Compiled, b: NodeId) -> NodeId {
 #[inline(never)]
 fn branch_targets(c: &mut Compiled) {
     if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
-        c.property_targets = c.properties.iter().map(|&(_, b)| b).collect();
+        c.property_walk = walk_entries(c, |_, b| b);
         // (Left empty: `branches` then reads `node_lists`.)
         return;
     }
-    c.property_targets = c
-        .properties
-        .iter()
-        .map(|&(_, b)| fail_fast_node(c, b))
-        .collect();
+    c.property_walk = walk_entries(c, fail_fast_node);
     c.branch_targets = c.node_lists.iter().map(|&b| fail_fast_node(c, b)).collect();
     for k in 0..c.type_switches.len() {
         for j in 0..6 {

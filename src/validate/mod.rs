@@ -1303,8 +1303,9 @@ fn plain_object<C: Collector>(
         // (One call site of the inlined `eval` for both kinds of key.)
         let child = match table.find(c, key) {
             Some(i) => {
-                met += u32::from(c.property_required[i]);
-                c.property_targets[i]
+                let (child, required) = c.property_walk[i];
+                met += required;
+                child
             }
             None => others,
         };
@@ -1339,8 +1340,8 @@ fn properties_by_rank<C: Collector>(
     let names = c.names_of(span);
     for (key, value) in o {
         if let Some(i) = names.find(c, key) {
-            met += u32::from(c.property_required[i]);
-            let child = c.property_targets[i];
+            let (child, required) = c.property_walk[i];
+            met += required;
             if c.node(child).leaf {
                 if !eval(c, child, value, ctx, col) {
                     return false;
@@ -1370,7 +1371,7 @@ fn properties_by_rank<C: Collector>(
             .all(|&(_, child, value)| eval(c, child, value, ctx, col));
     }
     for &i in &c.property_order[span.range()] {
-        let child = c.property_targets[i as usize];
+        let child = c.property_walk[i as usize].0;
         if c.node(child).leaf {
             continue;
         }
@@ -1397,8 +1398,9 @@ fn patterned_walk(c: &Compiled, i: u32, o: &Map<String, Value>, ctx: Ctx<'_>) ->
         let mut matched = false;
         if let Some(j) = names.find(c, key) {
             matched = true;
-            met += u32::from(c.property_required[j]);
-            if !eval(c, c.property_targets[j], value, ctx, &mut FailFast) {
+            let (child, required) = c.property_walk[j];
+            met += required;
+            if !eval(c, child, value, ctx, &mut FailFast) {
                 return false;
             }
         }
@@ -1868,8 +1870,9 @@ fn properties<C: Collector>(
             let names = c.names_of(span);
             for (key, value) in o {
                 if let Some(i) = names.find(c, key) {
-                    met += u32::from(c.property_required[i]);
-                    if !eval(c, c.property_targets[i], value, ctx, col) {
+                    let (child, required) = c.property_walk[i];
+                    met += required;
+                    if !eval(c, child, value, ctx, col) {
                         return false;
                     }
                 }
@@ -1891,8 +1894,8 @@ fn properties<C: Collector>(
         let names = c.names_of(span);
         for (key, value) in o {
             if let Some(i) = names.find(c, key) {
-                met += u32::from(c.property_required[i]);
-                let child = c.property_targets[i];
+                let (child, required) = c.property_walk[i];
+                met += required;
                 if c.node(child).leaf {
                     if !eval(c, child, value, ctx, col) {
                         return false;
@@ -1910,7 +1913,7 @@ fn properties<C: Collector>(
         }
         if deferred {
             for &i in &c.property_order[span.range()] {
-                let child = c.property_targets[i as usize];
+                let child = c.property_walk[i as usize].0;
                 if c.node(child).leaf {
                     continue;
                 }
