@@ -253,14 +253,9 @@ fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Ve
         .collect()
 }
 
-/// What the fail-fast path evaluates in place of `b` (see `Compiled::fail_fast_target`).
-fn fail_fast_node(c: &Compiled, b: NodeId) -> NodeId {
-    c.fail_fast_target(b)
-}
-
 /// The subschemas the fail-fast path reaches through tables of its own (`oneOf`, `anyOf`,
-/// `allOf` lists, type switches, object and array specs) skip forwards (see
-/// `fail_fast_node`). The error path reads `node_lists` and the keywords, whose nodes its
+/// `allOf` lists, type switches, object and array specs, the walks' property table) skip
+/// forwards (see `Compiled::fail_fast_target`). The error path reads `node_lists` and the keywords, whose nodes its
 /// locations name.
 #[inline(never)]
 fn branch_targets(c: &mut Compiled) {
@@ -269,21 +264,25 @@ fn branch_targets(c: &mut Compiled) {
         // (Left empty: `branches` then reads `node_lists`.)
         return;
     }
-    c.property_walk = walk_entries(c, fail_fast_node);
-    c.branch_targets = c.node_lists.iter().map(|&b| fail_fast_node(c, b)).collect();
+    c.property_walk = walk_entries(c, Compiled::fail_fast_target);
+    c.branch_targets = c
+        .node_lists
+        .iter()
+        .map(|&b| c.fail_fast_target(b))
+        .collect();
     for k in 0..c.type_switches.len() {
         for j in 0..6 {
             let b = c.type_switches[k][j];
-            c.type_switches[k][j] = fail_fast_node(c, b);
+            c.type_switches[k][j] = c.fail_fast_target(b);
         }
     }
     for k in 0..c.object_specs.len() {
         let others = c.object_specs[k].others;
-        c.object_specs[k].others = fail_fast_node(c, others);
+        c.object_specs[k].others = c.fail_fast_target(others);
     }
     for k in 0..c.array_specs.len() {
         let item = c.array_specs[k].item;
-        c.array_specs[k].item = fail_fast_node(c, item);
+        c.array_specs[k].item = c.fail_fast_target(item);
     }
 }
 
