@@ -255,8 +255,8 @@ fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Ve
 
 /// The subschemas the fail-fast path reaches through tables of its own (`oneOf`, `anyOf`,
 /// `allOf` lists, type switches, object and array specs, the walks' property table) skip
-/// forwards (see `Compiled::fail_fast_target`). The error path reads `node_lists` and the keywords, whose nodes its
-/// locations name.
+/// forwards (see `Compiled::fail_fast_target`). The error path reads `node_lists` and
+/// the keywords, whose nodes its locations name.
 #[inline(never)]
 fn branch_targets(c: &mut Compiled) {
     if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
