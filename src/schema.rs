@@ -226,8 +226,8 @@ pub(crate) enum Shape {
     /// generators write it): the instance's type picks the one branch that may match.
     TypeSwitch,
     /// A `oneOf`/`anyOf` and nothing else, of branches the types do not tell apart
-    /// (`{"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]}`), or an `allOf` and
-    /// nothing else: evaluated directly, with no keyword loop.
+    /// (`{"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]}`), or an `allOf` or a
+    /// tuple (`prefixItems`) and nothing else: evaluated directly, with no keyword loop.
     Union,
 }
 

@@ -1059,3 +1059,37 @@ fn many_deferred_properties_meet_their_own_schemas() {
     check(&schema, &json!({"p03": {"x": 3}, "leaf": 1}), false);
     check(&schema, &json!(null), true);
 }
+
+/// A node that is only a tuple (`prefixItems`, or draft-07's array form of `items`) checks
+/// each item against its position's schema with no keyword loop; items past the tuple
+/// and instances that are not arrays pass.
+#[test]
+fn lone_tuples_check_each_position() {
+    let tuple = Schema::compile(&json!({
+        "prefixItems": [{"type": "integer"}, {"$ref": "#/$defs/s"}, {"minimum": 3}],
+        "$defs": {"s": {"type": "string", "maxLength": 2}}
+    }))
+    .unwrap();
+    let draft7 = Options::new()
+        .default_dialect(Draft::Draft7)
+        .compile(&json!({
+            "items": [{"type": "integer"}, {"$ref": "#/definitions/s"}, {"minimum": 3}],
+            "definitions": {"s": {"type": "string", "maxLength": 2}}
+        }))
+        .unwrap();
+    for schema in [&tuple, &draft7] {
+        for (instance, expected) in [
+            (json!([1, "ab", 3]), true),
+            (json!([1, "ab", 3, "anything", null]), true),
+            (json!([1]), true),
+            (json!([]), true),
+            (json!([1.5]), false),
+            (json!([1, "abc"]), false),
+            (json!([1, 2]), false),
+            (json!([1, "ab", 2]), false),
+            (json!({"0": "x"}), true),
+        ] {
+            check(schema, &instance, expected);
+        }
+    }
+}

@@ -305,8 +305,9 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             c.spec_of[i] = c.type_switches.len() as u32;
             c.type_switches.push(by_kind);
             c.nodes[i].shape = Shape::TypeSwitch;
-        } else if let [Keyword::AnyOf(_) | Keyword::OneOf(_) | Keyword::AllOf(_)] =
-            c.keywords[n.body()]
+        } else if let [
+            Keyword::AnyOf(_) | Keyword::OneOf(_) | Keyword::AllOf(_) | Keyword::PrefixItems(_),
+        ] = c.keywords[n.body()]
         {
             c.nodes[i].shape = Shape::Union;
         }

@@ -457,7 +457,7 @@ pub(crate) fn eval<C: Collector>(
 
 /// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
 /// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
-/// `anyOf` or `allOf`, with no keyword loop.
+/// `anyOf`, `allOf` or tuple, with no keyword loop.
 #[inline(never)]
 fn union<C: Collector>(
     c: &Compiled,
@@ -477,6 +477,14 @@ fn union<C: Collector>(
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
         [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
+        [Keyword::PrefixItems(span)] => match instance {
+            Value::Array(items) => c
+                .branches(span)
+                .iter()
+                .zip(items)
+                .all(|(child, item)| eval(c, *child, item, ctx, col)),
+            _ => true,
+        },
         _ => eval_node(c, node, instance, ctx, col),
     }
 }
