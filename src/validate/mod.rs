@@ -19,7 +19,6 @@ macro_rules! check {
 }
 
 mod location;
-mod unevaluated;
 
 use crate::error::{ErrorKind, ValidationError};
 use crate::json::{self, JsonType};
@@ -87,6 +86,9 @@ macro_rules! eval_at {
         }
     };
 }
+
+// (After `eval_at`, which it uses.)
+mod unevaluated;
 
 /// What an evaluation collects.
 pub(crate) trait Collector {
@@ -1344,6 +1346,43 @@ fn properties_by_rank<C: Collector>(
     // (Inline storage, never spilled: pushes stop at `KEPT`.)
     let mut kept: smallvec::SmallVec<[(u32, NodeId, &Value); KEPT]> = smallvec::SmallVec::new();
     let mut found = 0;
+    let defer = |i: usize, child, value| {
+        if found < KEPT {
+            kept.push((c.property_rank[i], child, value));
+        }
+        found += 1;
+    };
+    if !leaves_first(c, span, o, ctx, col, defer) {
+        return false;
+    }
+    if found > KEPT {
+        return deferred_in_order(c, span, ctx, col, |i| o.get(c.properties[i].0.as_ref()));
+    }
+    // (Insertion sort: a handful of entries.)
+    for j in 1..kept.len() {
+        let mut k = j;
+        while k > 0 && kept[k - 1].0 > kept[k].0 {
+            kept.swap(k - 1, k);
+            k -= 1;
+        }
+    }
+    kept.iter()
+        .all(|&(_, child, value)| eval(c, child, value, ctx, col))
+}
+
+/// The first pass of `properties` on the fail-fast path: each key found with a schema of
+/// assertions only is checked as the instance's keys come; the others are handed to
+/// `defer` (index in `properties`, schema, value). False when a value fails or a required
+/// name counted by the walk is missing.
+#[inline(always)]
+fn leaves_first<'v, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &'v Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+    mut defer: impl FnMut(usize, NodeId, &'v Value),
+) -> bool {
     let mut met = 0;
     let names = c.names_of(span);
     for (key, value) in o {
@@ -1355,35 +1394,29 @@ fn properties_by_rank<C: Collector>(
                     return false;
                 }
             } else {
-                if found < KEPT {
-                    kept.push((c.property_rank[i], child, value));
-                }
-                found += 1;
+                defer(i, child, value);
             }
         }
     }
-    if met != c.walk_required(span) {
-        return false;
-    }
-    if found <= KEPT {
-        // (Insertion sort: a handful of entries.)
-        for j in 1..kept.len() {
-            let mut k = j;
-            while k > 0 && kept[k - 1].0 > kept[k].0 {
-                kept.swap(k - 1, k);
-                k -= 1;
-            }
-        }
-        return kept
-            .iter()
-            .all(|&(_, child, value)| eval(c, child, value, ctx, col));
-    }
+    met == c.walk_required(span)
+}
+
+/// The second pass of `properties` on the fail-fast path: the schemas that are not
+/// assertions only, in the span's evaluation order, against the values `value_of` gives.
+#[inline(always)]
+fn deferred_in_order<'v, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    ctx: Ctx<'_>,
+    col: &mut C,
+    value_of: impl Fn(usize) -> Option<&'v Value>,
+) -> bool {
     for &i in &c.property_order[span.range()] {
         let child = c.property_walk[i as usize].0;
         if c.node(child).leaf {
             continue;
         }
-        if let Some(value) = o.get(c.properties[i as usize].0.as_ref())
+        if let Some(value) = value_of(i as usize)
             && !eval(c, child, value, ctx, col)
         {
             return false;
@@ -1898,41 +1931,17 @@ fn properties<C: Collector>(
         // for the second pass.
         let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
         let mut deferred = false;
-        let mut met = 0;
-        let names = c.names_of(span);
-        for (key, value) in o {
-            if let Some(i) = names.find(c, key) {
-                let (child, required) = c.property_walk[i];
-                met += required;
-                if c.node(child).leaf {
-                    if !eval(c, child, value, ctx, col) {
-                        return false;
-                    }
-                } else {
-                    deferred = true;
-                    if let Some(slot) = kept.get_mut(i - span.start as usize) {
-                        *slot = Some(value);
-                    }
-                }
+        let start = span.start as usize;
+        let defer = |i: usize, _, value| {
+            deferred = true;
+            if let Some(slot) = kept.get_mut(i - start) {
+                *slot = Some(value);
             }
-        }
-        if met != c.walk_required(span) {
+        };
+        if !leaves_first(c, span, o, ctx, col, defer) {
             return false;
         }
-        if deferred {
-            for &i in &c.property_order[span.range()] {
-                let child = c.property_walk[i as usize].0;
-                if c.node(child).leaf {
-                    continue;
-                }
-                if let Some(value) = kept[i as usize - span.start as usize]
-                    && !eval(c, child, value, ctx, col)
-                {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return !deferred || deferred_in_order(c, span, ctx, col, |i| kept[i - start]);
     }
     if o.len() * 4 < span.len() {
         // Few keys against many declared names: walk the instance, search the names.

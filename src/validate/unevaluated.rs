@@ -175,17 +175,7 @@ pub(super) fn properties<C: Collector>(
             }
             false
         } else {
-            let path = ctx.path.push(Seg::Key(key));
-            eval(
-                c,
-                child,
-                value,
-                Ctx(&Frame {
-                    path: &path,
-                    ..*ctx
-                }),
-                col,
-            )
+            eval_at!(c, child, value, ctx, Seg::Key(key), col)
         };
         check!(ok, col, item_ok);
     }
@@ -224,17 +214,7 @@ pub(super) fn items<C: Collector>(
             }
             false
         } else {
-            let path = ctx.path.push(Seg::Index(index));
-            eval(
-                c,
-                child,
-                value,
-                Ctx(&Frame {
-                    path: &path,
-                    ..*ctx
-                }),
-                col,
-            )
+            eval_at!(c, child, value, ctx, Seg::Index(index), col)
         };
         check!(ok, col, item_ok);
     }
