@@ -90,6 +90,9 @@ enum Matcher {
     /// `^X{min,}`, `X{min,}$` or `X{min,}` (no other anchor): `min` characters of the set
     /// at the start, at the end, or anywhere in a row.
     RunAt(CharRun, RunPlace),
+    /// `^X{a,b}Y{c,d}...`, maybe `$`-anchored: runs of sets in a row, each taken as long
+    /// as it goes (see [`Steps`]).
+    Steps(Box<Steps>),
     /// Linear-time engine.
     Linear(regex::Regex),
     /// A small pattern as a fully built DFA: no cache to fetch, no setup per search, which
@@ -148,6 +151,7 @@ impl fmt::Debug for Matcher {
             Matcher::Equals(s) => f.debug_tuple("Equals").field(s).finish(),
             Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
             Matcher::RunAt(run, at) => f.debug_tuple("RunAt").field(run).field(at).finish(),
+            Matcher::Steps(steps) => f.debug_tuple("Steps").field(&steps.runs).finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
@@ -229,6 +233,23 @@ impl CharRun {
                 }
             })
             .is_ok()
+    }
+
+    /// Whether no character is in both sets.
+    fn disjoint(&self, other: &CharRun) -> bool {
+        let ascii = (0..128).all(|b| !(self.ascii[b] && other.ascii[b]));
+        let (mut a, mut b) = (self.wide.iter().peekable(), other.wide.iter().peekable());
+        while let (Some(&&(alo, ahi)), Some(&&(blo, bhi))) = (a.peek(), b.peek()) {
+            if alo <= bhi && blo <= ahi {
+                return false;
+            }
+            if ahi < bhi {
+                a.next();
+            } else {
+                b.next();
+            }
+        }
+        ascii
     }
 
     /// Whether `min` characters of the set follow one another at `at` (more may follow:
@@ -330,6 +351,80 @@ impl CharRun {
             }
         }
         count >= self.min
+    }
+}
+
+/// A pattern anchored at the start that is a sequence of runs (`^#[0-9a-fA-F]{6}$`,
+/// `^[^:]+:[^:]+$`, `^\{\{\w[\w.-]*\}\}$`), matched by taking each run as long as it
+/// goes, with no backtracking and no engine call (a DFA search costs more to set up than
+/// such a pattern costs to check on the short strings instances hold).
+///
+/// Taking a run greedily is exact only when the rest could not have used what it took:
+/// [`Steps::new`] accepts a sequence only when each run of variable length shares no
+/// member with the runs after it, up to and including the first that needs a character.
+/// A match must then end the run where the greedy one ends it: the next character is
+/// either past its maximum or outside its set.
+struct Steps {
+    runs: Box<[CharRun]>,
+    /// `$` at the end: nothing may follow the last run.
+    end: bool,
+}
+
+impl Steps {
+    /// Most runs in a sequence taken this way (a longer one goes to an engine).
+    const MAX_RUNS: usize = 32;
+
+    fn new(runs: Vec<CharRun>, end: bool) -> Option<Steps> {
+        if runs.len() < 2 || runs.len() > Steps::MAX_RUNS {
+            return None;
+        }
+        for (i, run) in runs.iter().enumerate() {
+            if run.max == Some(run.min) {
+                continue;
+            }
+            for next in &runs[i + 1..] {
+                if !run.disjoint(next) {
+                    return None;
+                }
+                if next.min > 0 {
+                    break;
+                }
+            }
+        }
+        Some(Steps {
+            runs: runs.into_boxed_slice(),
+            end,
+        })
+    }
+
+    // (Out of line: inlined, its loop made `find_with` save more registers for every
+    // pattern; krakend's start runs +0.6%.)
+    #[inline(never)]
+    fn matches(&self, subject: &str) -> bool {
+        let bytes = subject.as_bytes();
+        let mut at = 0;
+        for run in self.runs.iter() {
+            let max = run.max.unwrap_or(u64::MAX);
+            let mut count = 0;
+            while count < max {
+                match bytes.get(at) {
+                    Some(&b) if run.ascii[usize::from(b)] => at += 1,
+                    Some(&b) if b >= 128 && !run.wide.is_empty() => {
+                        // (`at` is a boundary: every step taken was a whole character.)
+                        match subject.get(at..).and_then(|rest| rest.chars().next()) {
+                            Some(c) if run.contains(c) => at += c.len_utf8(),
+                            _ => break,
+                        }
+                    }
+                    _ => break,
+                }
+                count += 1;
+            }
+            if count < run.min {
+                return false;
+            }
+        }
+        !self.end || at == bytes.len()
     }
 }
 
@@ -593,6 +688,7 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             Matcher::Equals(s) => MatchOutcome::from_bool(subject == &**s),
             Matcher::Run(run) => MatchOutcome::from_bool(run.matches(subject)),
             Matcher::RunAt(run, at) => MatchOutcome::from_bool(run.found(subject, *at)),
+            Matcher::Steps(steps) => MatchOutcome::from_bool(steps.matches(subject)),
             Matcher::All(parts) => {
                 for (must, part) in parts.iter() {
                     match find_with(part, subject) {
@@ -711,13 +807,33 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
         });
     }
     let [node] = middle else {
-        return None;
+        if !start {
+            return None;
+        }
+        let mut runs = Vec::new();
+        return runs_of(middle, &mut runs)
+            .and_then(|()| Steps::new(runs, end))
+            .map(|steps| Matcher::Steps(Box::new(steps)));
     };
+    let run = run_of(node)?;
+    Some(match (start, end) {
+        (true, true) => Matcher::Run(run),
+        // One side free: the first `min` repetitions decide, whatever follows.
+        (true, false) => Matcher::RunAt(run, RunPlace::Start),
+        (false, true) => Matcher::RunAt(run, RunPlace::End),
+        (false, false) => Matcher::RunAt(run, RunPlace::Anywhere),
+    })
+}
+
+/// A run of one set for a term: a character, a class or `.`, maybe quantified.
+fn run_of(node: &parse::Node) -> Option<CharRun> {
+    use parse::Node;
     let (atom, min, max) = match node {
         Node::Repeat(r) => (&r.node, r.min, r.max),
         atom => (atom, 1, Some(1)),
     };
     let set = match atom {
+        Node::Literal(c) => vec![(u32::from(*c), u32::from(*c))],
         Node::Dot => parse::complement(parse::LINE_TERMINATORS),
         Node::Class(class) if class.props.is_empty() => {
             if class.negated {
@@ -728,14 +844,25 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
         }
         _ => return None,
     };
-    let run = CharRun::new(&set, min, max);
-    Some(match (start, end) {
-        (true, true) => Matcher::Run(run),
-        // One side free: the first `min` repetitions decide, whatever follows.
-        (true, false) => Matcher::RunAt(run, RunPlace::Start),
-        (false, true) => Matcher::RunAt(run, RunPlace::End),
-        (false, false) => Matcher::RunAt(run, RunPlace::Anywhere),
-    })
+    Some(CharRun::new(&set, min, max))
+}
+
+/// The runs of a sequence of terms, groups of one alternative opened (`^(-?[a-z]{2})$`);
+/// `None` when a term is something else.
+fn runs_of(nodes: &[parse::Node], runs: &mut Vec<CharRun>) -> Option<()> {
+    use parse::{GroupKind, Node};
+    for node in nodes {
+        match node {
+            Node::Group(GroupKind::Capture | GroupKind::NonCapture, alts) if alts.len() == 1 => {
+                runs_of(&alts[0], runs)?;
+            }
+            node => runs.push(run_of(node)?),
+        }
+        if runs.len() > Steps::MAX_RUNS {
+            return None;
+        }
+    }
+    Some(())
 }
 
 #[cfg(test)]

@@ -573,3 +573,89 @@ fn whitespace_classes_run_as_a_dense_dfa() {
         d.built.get()
     );
 }
+
+/// The engine a pattern gets without the fast paths.
+fn general(pattern: &str) -> Matcher {
+    let ast = super::parse::parse(pattern).unwrap();
+    let text = super::emit::emit(&ast.alternatives, ast.needs_backtracking);
+    super::build(&text, ast.needs_backtracking, DEFAULT_PATTERN_BUDGET).unwrap()
+}
+
+/// Every string of up to three characters of `alphabet`, 2,000 pseudo-random ones of up to
+/// twelve, and each one-character change of `sample`.
+fn subjects(alphabet: &str, sample: &str) -> Vec<String> {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut out = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..3 {
+        last = last
+            .iter()
+            .flat_map(|s| chars.iter().map(move |c| format!("{s}{c}")))
+            .collect();
+        out.extend(last.iter().cloned());
+    }
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n
+    };
+    for _ in 0..2000 {
+        let len = next(13);
+        out.push((0..len).map(|_| chars[next(chars.len())]).collect());
+    }
+    let sample: Vec<char> = sample.chars().collect();
+    for i in 0..sample.len() {
+        for &c in &chars {
+            let mut s = sample.clone();
+            s[i] = c;
+            out.push(s.iter().collect());
+            s.remove(i);
+            out.push(s.iter().collect());
+        }
+    }
+    out.push(sample.iter().collect());
+    out
+}
+
+#[test]
+fn sequences_of_runs_agree_with_the_engine() {
+    // (pattern, whether it is taken as a sequence of runs, alphabet, a matching subject)
+    let cases = [
+        ("^#[0-9a-fA-F]{6}$", true, "#0aFg:", "#00ff0A"),
+        ("^[^:]+:[^:]+$", true, "ab:é\n", "a:b"),
+        (r"^\{\{\w[\w.-]*\}\}$", true, "{}a_.-é", "{{a.b-c}}"),
+        ("^(-?[a-zA-Z]{2})$", true, "-aZ1é", "-ab"),
+        (r"^\d{4}-\d{2}-\d{2}$", true, "0-9a", "2024-01-31"),
+        ("^[a-z][a-z0-9]{0,3}$", true, "a0Zé", "ab12"),
+        ("^[1-9][0-9]*$", true, "019a", "109"),
+        ("^a*b?c", true, "abcx", "aabc"),
+        ("^x?[é😀]+y$", true, "xyé😀e", "xé😀y"),
+        ("^(?:ab)+c$", false, "abc", "ababc"),
+        ("^.b*$", true, "ab\n😀", "😀bb"),
+        ("^[a-c]{2,3}[d-f]{1,2}$", true, "acdfx", "abcde"),
+        ("^a*a$", false, "ab", "aaa"),
+        ("^[a-z]+[0-9]?[a-z]$", false, "a0", "ab0c"),
+        ("^[0-9]{1,}.[0-9]{1,}$", false, "0.a", "1.2"),
+        ("^[a-z]+[0-9]?-$", true, "a0-", "ab0-"),
+    ];
+    for (pattern, taken, alphabet, sample) in cases {
+        let shape = kind(pattern);
+        assert_eq!(shape.contains("Steps"), taken, "{pattern}: {shape}");
+        let fast = Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).unwrap();
+        let reference = general(pattern);
+        assert_eq!(
+            fast.find(sample),
+            MatchOutcome::Match,
+            "{pattern} on {sample:?}"
+        );
+        for s in subjects(alphabet, sample) {
+            assert_eq!(
+                fast.find(&s),
+                super::find_with(&reference, &s),
+                "{pattern} on {s:?}"
+            );
+        }
+    }
+}
