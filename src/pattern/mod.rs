@@ -151,7 +151,12 @@ impl fmt::Debug for Matcher {
             Matcher::Equals(s) => f.debug_tuple("Equals").field(s).finish(),
             Matcher::Run(run) => f.debug_tuple("Run").field(run).finish(),
             Matcher::RunAt(run, at) => f.debug_tuple("RunAt").field(run).field(at).finish(),
-            Matcher::Steps(steps) => f.debug_tuple("Steps").field(&steps.runs).finish(),
+            Matcher::Steps(steps) => f
+                .debug_tuple("Steps")
+                .field(&steps.prefix)
+                .field(&steps.runs)
+                .field(&steps.suffix)
+                .finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
             Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
@@ -357,7 +362,8 @@ impl CharRun {
 /// A pattern anchored at the start that is a sequence of runs (`^#[0-9a-fA-F]{6}$`,
 /// `^[^:]+:[^:]+$`, `^\{\{\w[\w.-]*\}\}$`), matched by taking each run as long as it
 /// goes, with no backtracking and no engine call (a DFA search costs more to set up than
-/// such a pattern costs to check on the short strings instances hold).
+/// such a pattern costs to check on the short strings instances hold). Single characters
+/// at the start, and at the end of a `$`-anchored pattern, are compared as text.
 ///
 /// Taking a run greedily is exact only when the rest could not have used what it took:
 /// [`Steps::new`] accepts a sequence only when each run of variable length shares no
@@ -365,19 +371,41 @@ impl CharRun {
 /// A match must then end the run where the greedy one ends it: the next character is
 /// either past its maximum or outside its set.
 struct Steps {
+    prefix: Box<str>,
     runs: Box<[CharRun]>,
+    /// Text the subject ends with (empty unless `end`).
+    suffix: Box<str>,
     /// `$` at the end: nothing may follow the last run.
     end: bool,
 }
 
-impl Steps {
-    /// Most runs in a sequence taken this way (a longer one goes to an engine).
-    const MAX_RUNS: usize = 32;
+/// A term as a set of code points and how many of them, before it becomes a [`CharRun`].
+type Term = (Vec<(u32, u32)>, u32, Option<u32>);
 
-    fn new(runs: Vec<CharRun>, end: bool) -> Option<Steps> {
-        if runs.len() < 2 || runs.len() > Steps::MAX_RUNS {
+impl Steps {
+    /// Most terms in a sequence taken this way (a longer one goes to an engine).
+    const MAX_TERMS: usize = 32;
+
+    fn new(mut terms: Vec<Term>, end: bool) -> Option<Steps> {
+        if terms.len() > Steps::MAX_TERMS {
             return None;
         }
+        let single = |term: &Term| match term {
+            (set, 1, Some(1)) if set.len() == 1 && set[0].0 == set[0].1 => char::from_u32(set[0].0),
+            _ => None,
+        };
+        let lead = terms.iter().take_while(|t| single(t).is_some()).count();
+        let prefix: String = terms.drain(..lead).filter_map(|t| single(&t)).collect();
+        let mut suffix = Vec::new();
+        while end && let Some(c) = terms.last().and_then(single) {
+            suffix.push(c);
+            terms.pop();
+        }
+        let suffix: String = suffix.into_iter().rev().collect();
+        let runs: Vec<CharRun> = terms
+            .iter()
+            .map(|(set, min, max)| CharRun::new(set, *min, *max))
+            .collect();
         for (i, run) in runs.iter().enumerate() {
             if run.max == Some(run.min) {
                 continue;
@@ -392,7 +420,9 @@ impl Steps {
             }
         }
         Some(Steps {
+            prefix: prefix.into(),
             runs: runs.into_boxed_slice(),
+            suffix: suffix.into(),
             end,
         })
     }
@@ -401,11 +431,38 @@ impl Steps {
     // pattern; krakend's start runs +0.6%.)
     #[inline(never)]
     fn matches(&self, subject: &str) -> bool {
+        let (from, to) = (
+            self.prefix.len(),
+            subject.len().wrapping_sub(self.suffix.len()),
+        );
+        // (Inline compares: the ends are a character or two, where a `memcmp` call costs
+        // more than the comparison.)
+        let ends = |range: std::ops::Range<usize>, text: &str| {
+            subject
+                .get(range)
+                .is_some_and(|part| crate::names::same(part, text))
+        };
+        if subject.len() < from + self.suffix.len()
+            || !ends(0..from, &self.prefix)
+            || !ends(to..subject.len(), &self.suffix)
+        {
+            return false;
+        }
+        // (Both ends are boundaries: the subject starts with the prefix, ends with the suffix.)
+        let Some(subject) = subject.get(from..to) else {
+            return false;
+        };
         let bytes = subject.as_bytes();
         let mut at = 0;
         for run in self.runs.iter() {
             let max = run.max.unwrap_or(u64::MAX);
             let mut count = 0;
+            if run.max.is_none() {
+                // Unbounded: ASCII members eight bytes a step first.
+                let n = run.ascii_members(bytes.get(at..).unwrap_or_default());
+                at += n;
+                count = n as u64;
+            }
             while count < max {
                 match bytes.get(at) {
                     Some(&b) if run.ascii[usize::from(b)] => at += 1,
@@ -810,12 +867,13 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
         if !start {
             return None;
         }
-        let mut runs = Vec::new();
-        return runs_of(middle, &mut runs)
-            .and_then(|()| Steps::new(runs, end))
+        let mut terms = Vec::new();
+        return terms_of(middle, &mut terms)
+            .and_then(|()| Steps::new(terms, end))
             .map(|steps| Matcher::Steps(Box::new(steps)));
     };
-    let run = run_of(node)?;
+    let (set, min, max) = term_of(node)?;
+    let run = CharRun::new(&set, min, max);
     Some(match (start, end) {
         (true, true) => Matcher::Run(run),
         // One side free: the first `min` repetitions decide, whatever follows.
@@ -825,8 +883,8 @@ fn fast_path(alternatives: &[Vec<parse::Node>]) -> Option<Matcher> {
     })
 }
 
-/// A run of one set for a term: a character, a class or `.`, maybe quantified.
-fn run_of(node: &parse::Node) -> Option<CharRun> {
+/// The set and counts of a term: a character, a class or `.`, maybe quantified.
+fn term_of(node: &parse::Node) -> Option<Term> {
     use parse::Node;
     let (atom, min, max) = match node {
         Node::Repeat(r) => (&r.node, r.min, r.max),
@@ -844,21 +902,21 @@ fn run_of(node: &parse::Node) -> Option<CharRun> {
         }
         _ => return None,
     };
-    Some(CharRun::new(&set, min, max))
+    Some((set, min, max))
 }
 
-/// The runs of a sequence of terms, groups of one alternative opened (`^(-?[a-z]{2})$`);
-/// `None` when a term is something else.
-fn runs_of(nodes: &[parse::Node], runs: &mut Vec<CharRun>) -> Option<()> {
+/// The terms of a sequence, groups of one alternative opened (`^(-?[a-z]{2})$`); `None`
+/// when one is something else.
+fn terms_of(nodes: &[parse::Node], terms: &mut Vec<Term>) -> Option<()> {
     use parse::{GroupKind, Node};
     for node in nodes {
         match node {
             Node::Group(GroupKind::Capture | GroupKind::NonCapture, alts) if alts.len() == 1 => {
-                runs_of(&alts[0], runs)?;
+                terms_of(&alts[0], terms)?;
             }
-            node => runs.push(run_of(node)?),
+            node => terms.push(term_of(node)?),
         }
-        if runs.len() > Steps::MAX_RUNS {
+        if terms.len() > Steps::MAX_TERMS {
             return None;
         }
     }
