@@ -281,6 +281,26 @@ pub(crate) struct ObjectSpec {
     pub(crate) others: NodeId,
     /// How the keys are walked.
     pub(crate) walk: ObjectWalk,
+    /// `names` ready for lookups: its entries in `property_sigs` (scanned) or its table in
+    /// `property_hash` (hashed), as `Compiled::names_of` finds them, kept here so that a
+    /// walk need not find them again per object.
+    pub(crate) lookup: Span,
+    pub(crate) hashed: bool,
+    /// How many required names the walk must meet (`Compiled::walk_required`).
+    pub(crate) met: u32,
+}
+
+impl ObjectSpec {
+    /// The names of the walk, ready for lookups.
+    #[inline(always)]
+    pub(crate) fn names<'c>(&self, c: &'c Compiled) -> Names<'c> {
+        let range = self.lookup.range();
+        if self.hashed {
+            Names::Hash(c.property_hash.get(range).unwrap_or_default())
+        } else {
+            Names::Scan(c.property_sigs.get(range).unwrap_or_default())
+        }
+    }
 }
 
 /// How the fail-fast path walks the keys of a plain object.

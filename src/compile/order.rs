@@ -352,6 +352,9 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             names: Span { start: 0, end: 0 },
             others: NodeId::NONE,
             walk: ObjectWalk::Keys,
+            lookup: Span { start: 0, end: 0 },
+            hashed: false,
+            met: 0,
         };
         for kw in &c.keywords[body] {
             match *kw {
@@ -381,6 +384,18 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
         if spec.walk == ObjectWalk::Keys && spec.names.len() == 0 && spec.others.is_none() {
             spec.walk = ObjectWalk::Nothing;
         }
+        spec.met = c.walk_required(spec.names);
+        let names = spec.names;
+        (spec.lookup, spec.hashed) = if names.len() <= SCAN_LIMIT {
+            (names, false)
+        } else {
+            let (start, mask) = c.property_tables[names.start as usize];
+            let span = Span {
+                start,
+                end: start + mask + 1,
+            };
+            (span, true)
+        };
         c.spec_of[i] = c.object_specs.len() as u32;
         c.object_specs.push(spec);
     }

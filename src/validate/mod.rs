@@ -1306,8 +1306,8 @@ fn plain_object<C: Collector>(
             return patterned_walk(c, additional, o, ctx);
         }
     }
-    let (names, others) = (spec.names, spec.others);
-    let table = c.names_of(names);
+    let others = spec.others;
+    let table = spec.names(c);
     let mut met = 0;
     for (key, value) in o {
         // (One call site of the inlined `eval` for both kinds of key.)
@@ -1323,7 +1323,7 @@ fn plain_object<C: Collector>(
             return false;
         }
     }
-    met == c.walk_required(names)
+    met == spec.met
 }
 
 /// Up to this many names, `properties` keeps the deferred values by position and goes
