@@ -131,6 +131,11 @@ impl TypeSet {
         widen(self).0 & widen(other).0 & 0x7f != 0
     }
 
+    /// The set with `ty` taken out (exactly: `number` does not take out `integer`).
+    pub(crate) const fn without(self, ty: JsonType) -> TypeSet {
+        TypeSet(self.0 & !ty.bit())
+    }
+
     /// The set with `ty` added.
     pub const fn with(self, ty: JsonType) -> TypeSet {
         TypeSet(self.0 | ty.bit())

@@ -549,6 +549,9 @@ pub(crate) struct Compiled {
     /// `dispatches` (or `u32::MAX`).
     pub(crate) list_dispatch: Vec<u32>,
     pub(crate) dispatches: Vec<Dispatch>,
+    /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
+    /// no instance can match two of (see `dispatch::exclusive`): the first match decides.
+    pub(crate) list_exclusive: Vec<bool>,
     pub(crate) contains: Vec<Contains>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation

@@ -1093,3 +1093,70 @@ fn lone_tuples_check_each_position() {
         }
     }
 }
+
+/// A `oneOf` whose branches no instance can match two of is decided by its first match;
+/// one where some instance matches two must still count them.
+#[test]
+fn one_of_stops_at_a_match_only_when_no_other_can_match() {
+    let exclusive = Schema::compile(&json!({"oneOf": [
+        {"type": "object", "required": ["kind"],
+         "properties": {"kind": {"const": "a"}, "x": {"type": "string"}}},
+        {"type": "object", "required": ["kind"], "properties": {"kind": {"enum": ["b", "c"]}}},
+        {"type": "object", "required": ["kind"], "properties": {"kind": {"not": {"enum": ["a", "b", "c"]}}}},
+        {"type": "string"},
+        {"const": 1},
+        {"enum": [2, 3]}
+    ]}))
+    .unwrap();
+    check(&exclusive, &json!({"kind": "a", "x": "s"}), true);
+    check(&exclusive, &json!({"kind": "a", "x": 1}), false);
+    check(&exclusive, &json!({"kind": "c"}), true);
+    check(&exclusive, &json!({"kind": "d"}), true);
+    check(&exclusive, &json!({}), false);
+    check(&exclusive, &json!("s"), true);
+    check(&exclusive, &json!(1), true);
+    check(&exclusive, &json!(3), true);
+    check(&exclusive, &json!(4), false);
+
+    // Two branches match these instances: each must be turned down.
+    let untagged = Schema::compile(&json!({"oneOf": [
+        {"type": "object", "properties": {"kind": {"const": "a"}}},
+        {"type": "object", "properties": {"kind": {"const": "b"}}}
+    ]}))
+    .unwrap();
+    check(&untagged, &json!({}), false);
+    check(&untagged, &json!({"kind": "a"}), true);
+    let shared =
+        Schema::compile(&json!({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]})).unwrap();
+    check(&shared, &json!("b"), false);
+    check(&shared, &json!("a"), true);
+    let excluded_too_few = Schema::compile(&json!({"oneOf": [
+        {"type": "object", "required": ["op"], "properties": {"op": {"not": {"enum": ["y"]}}}},
+        {"type": "object", "required": ["op"], "properties": {"op": {"const": "x"}}},
+        {"type": "object", "required": ["op"], "properties": {"op": {"const": "y"}}}
+    ]}))
+    .unwrap();
+    check(&excluded_too_few, &json!({"op": "x"}), false);
+    check(&excluded_too_few, &json!({"op": "z"}), true);
+    let forbidden = Schema::compile(&json!({"oneOf": [
+        {"type": "object", "required": ["a"]},
+        {"type": "object", "properties": {"b": {}}, "additionalProperties": false}
+    ]}))
+    .unwrap();
+    check(&forbidden, &json!({"a": 1}), true);
+    check(&forbidden, &json!({"b": 1}), true);
+    check(&forbidden, &json!({"a": 1, "b": 1}), true);
+    let untyped = Schema::compile(&json!({"oneOf": [
+        {"required": ["a"]},
+        {"properties": {"b": {}}, "additionalProperties": false}
+    ]}))
+    .unwrap();
+    check(&untyped, &json!("not an object"), false);
+    let patterned = Schema::compile(&json!({"oneOf": [
+        {"type": "object", "required": ["a"]},
+        {"type": "object", "additionalProperties": false, "patternProperties": {"^a$": {}}}
+    ]}))
+    .unwrap();
+    check(&patterned, &json!({"a": 1}), false);
+    check(&patterned, &json!({"b": 1}), false);
+}

@@ -5,6 +5,9 @@
 //! each branch we derive, at compile time, a sound filter on that property: a branch whose
 //! filter rejects the instance object cannot be valid, so it is never evaluated. Every
 //! filter is an over-approximation of the branch: it only rejects what the branch rejects.
+//!
+//! The same filters, with the branches' types and pinned values, prove some `oneOf`s
+//! exclusive (no instance matches two branches), so that the first match decides.
 
 use crate::json;
 use crate::schema::{Compiled, Dispatch, Filter, Keyword, NodeId, Span};
@@ -309,24 +312,270 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
 /// From this many branches, a dispatch indexes the strings its branches admit.
 const INDEX_FROM: usize = 8;
 
-/// Builds the dispatch table of every `oneOf`/`anyOf`.
-pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
-    c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
-    let mut spans = Vec::new();
-    for i in live.iter().map(|&i| i as usize) {
-        for kw in c.keywords_of(NodeId(i as u32)) {
-            if let Keyword::AnyOf(span) | Keyword::OneOf(span) = kw {
-                spans.push(*span);
+/// Most value comparisons spent proving one `oneOf` exclusive (enough for hundreds of
+/// tagged branches; a larger list is evaluated in full).
+const EXCLUSIVE_BUDGET: usize = 100_000;
+
+/// Whether no instance can match two branches of the `oneOf` list `span`, so that the
+/// first match decides it (`oneOf` then means `anyOf`). Sound, not complete: `false` when
+/// unsure. A pair of branches cannot both match when
+/// - both are pinned (`const`/`enum`) to values they do not share;
+/// - or their types meet at most in objects, and either their filters on the dispatch's
+///   property admit no value in common (the tag of a discriminated union) or one
+///   requires a property the other forbids.
+fn exclusive(c: &Compiled, span: Span, dispatch: Option<&Dispatch>) -> bool {
+    use crate::json::JsonType::Object;
+    let branches = c.node_list(span);
+    let pinned: Vec<Option<Vec<Value>>> =
+        branches.iter().map(|&b| pinned_values(c, b, 0)).collect();
+    let mut budget = EXCLUSIVE_BUDGET;
+    // Whether some value is in both lists; `None` when the budget runs out.
+    let share = |x: &[Value], y: &[Value], budget: &mut usize| {
+        *budget = budget.checked_sub(x.len().saturating_mul(y.len()))?;
+        Some(x.iter().any(|v| y.iter().any(|w| json::equal(v, w))))
+    };
+    for j in 0..branches.len() {
+        for k in j + 1..branches.len() {
+            if let (Some(x), Some(y)) = (&pinned[j], &pinned[k]) {
+                match share(x, y, &mut budget) {
+                    Some(false) => continue,
+                    Some(true) => {}
+                    None => return false,
+                }
+            }
+            let (tj, tk) = (c.node(branches[j]).types, c.node(branches[k]).types);
+            if tj.without(Object).overlaps(tk.without(Object)) {
+                return false;
+            }
+            if !(tj.contains(Object) && tk.contains(Object)) {
+                continue;
+            }
+            if let Some(d) = dispatch
+                && filters_disjoint(&d.filters[j], &d.filters[k], &mut budget) == Some(true)
+            {
+                continue;
+            }
+            // A property one requires and the other forbids (`additionalProperties: false`).
+            if !(requires_what_forbids(c, branches[j], branches[k], &mut budget)
+                || requires_what_forbids(c, branches[k], branches[j], &mut budget))
+            {
+                return false;
             }
         }
     }
-    for span in spans {
-        if span.len() == 0 || c.list_dispatch[span.start as usize] != u32::MAX {
+    true
+}
+
+/// Whether `a` requires of an object a property that `b` forbids.
+fn requires_what_forbids(c: &Compiled, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
+    let mut names = Vec::new();
+    required_names(c, a, 0, &mut names);
+    names.iter().any(|name| {
+        *budget = budget.saturating_sub(1);
+        *budget > 0 && forbids(c, b, name, 0)
+    })
+}
+
+/// The names `node` requires of an object (its own `required`, through `$ref`s and
+/// `allOf`).
+fn required_names<'c>(c: &'c Compiled, node: NodeId, depth: u32, out: &mut Vec<&'c str>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::Required(span) => {
+                out.extend(c.strings[span.range()].iter().map(|s| s.as_ref()))
+            }
+            Keyword::Ref(t) => required_names(c, t, depth + 1, out),
+            Keyword::AllOf(span) => {
+                for &n in c.node_list(span) {
+                    required_names(c, n, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `node` rejects every object that has property `name`: declared `false`, or
+/// not declared under `additionalProperties: false` and no `patternProperties` (through
+/// `$ref`s and `allOf`). (Patterns are not tried: that would build their engines now.)
+fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let is_false = |n: NodeId| matches!(c.keywords_of(n), [Keyword::False]);
+    c.keywords_of(node).iter().any(|kw| match *kw {
+        Keyword::Properties(_) => declared_properties(c, kw)
+            .iter()
+            .any(|(n, child)| n.as_ref() == name && is_false(*child)),
+        Keyword::AdditionalProperties(i) => {
+            let add = c.additional[i as usize];
+            match declared_properties(c, kw)
+                .iter()
+                .find(|(n, _)| n.as_ref() == name)
+            {
+                Some((_, child)) => is_false(*child),
+                None => is_false(add.node) && add.patterns.len() == 0,
+            }
+        }
+        Keyword::Ref(t) => forbids(c, t, name, depth + 1),
+        Keyword::AllOf(span) => c
+            .node_list(span)
+            .iter()
+            .any(|&n| forbids(c, n, name, depth + 1)),
+        _ => false,
+    })
+}
+
+/// Whether no object can pass both filters (`None` when the budget runs out).
+fn filters_disjoint(a: &Filter, b: &Filter, budget: &mut usize) -> Option<bool> {
+    let (
+        Filter::Accept {
+            values: va,
+            excluded: ea,
+            required: ra,
+        },
+        Filter::Accept {
+            values: vb,
+            excluded: eb,
+            required: rb,
+        },
+    ) = (a, b)
+    else {
+        // One of them rejects every object.
+        return Some(true);
+    };
+    // An object without the property passes a filter that does not require it.
+    if !ra && !rb {
+        return Some(false);
+    }
+    // A value of the property passes both: it is listed by one (the other's list, if
+    // any, holding it too) and excluded by neither.
+    let listed = match (va, vb) {
+        (Some(v), _) | (None, Some(v)) => v,
+        (None, None) => return Some(false),
+    };
+    let lists = [va.as_deref(), vb.as_deref()];
+    let cost = listed.len().saturating_mul(
+        1 + ea.len() + eb.len() + lists.iter().flatten().map(|l| l.len()).sum::<usize>(),
+    );
+    *budget = budget.checked_sub(cost)?;
+    let holds = |list: &[Value], x: &Value| list.iter().any(|w| json::equal(x, w));
+    let passes_both = listed.iter().any(|x| {
+        lists.iter().flatten().all(|list| holds(list, x)) && !holds(ea, x) && !holds(eb, x)
+    });
+    Some(!passes_both)
+}
+
+/// Builds the dispatch table of every `oneOf`/`anyOf`, and marks the exclusive `oneOf`s.
+pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
+    c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
+    c.list_exclusive = vec![false; c.node_lists.len()];
+    let mut spans = Vec::new();
+    for i in live.iter().map(|&i| i as usize) {
+        for kw in c.keywords_of(NodeId(i as u32)) {
+            match *kw {
+                Keyword::AnyOf(span) => spans.push((span, false)),
+                Keyword::OneOf(span) => spans.push((span, true)),
+                _ => {}
+            }
+        }
+    }
+    for (span, one_of) in spans {
+        if span.len() == 0 {
             continue;
         }
-        if let Some(d) = build(c, span) {
+        let at = span.start as usize;
+        if c.list_dispatch[at] == u32::MAX
+            && let Some(d) = build(c, span)
+        {
             c.dispatches.push(d);
-            c.list_dispatch[span.start as usize] = (c.dispatches.len() - 1) as u32;
+            c.list_dispatch[at] = (c.dispatches.len() - 1) as u32;
         }
+        if one_of && !c.list_exclusive[at] {
+            let dispatch = c.dispatches.get(c.list_dispatch[at] as usize);
+            c.list_exclusive[at] = exclusive(c, span, dispatch);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{Keyword, Schema};
+    use serde_json::{Value, json};
+
+    /// Whether the root's `oneOf` was proven exclusive.
+    fn exclusive(schema: Value) -> bool {
+        let schema = Schema::compile(&schema).unwrap();
+        let c = &schema.compiled;
+        let span = c
+            .keywords_of(c.root)
+            .iter()
+            .find_map(|kw| match kw {
+                Keyword::OneOf(span) => Some(*span),
+                _ => None,
+            })
+            .unwrap();
+        c.list_exclusive[span.start as usize]
+    }
+
+    #[test]
+    fn exclusive_one_ofs_are_found() {
+        let tagged = |a: Value, b: Value| {
+            json!({"oneOf": [
+                {"type": "object", "required": ["op"], "properties": {"op": a}},
+                {"type": "object", "required": ["op"], "properties": {"op": b}}
+            ]})
+        };
+        assert!(exclusive(
+            json!({"oneOf": [{"const": 1}, {"enum": [2, "x"]}, {"const": "y"}]})
+        ));
+        assert!(exclusive(
+            json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})
+        ));
+        assert!(exclusive(tagged(
+            json!({"const": "a"}),
+            json!({"enum": ["b", "c"]})
+        )));
+        // (The filters come from the dispatch, built for a property pinned in two
+        // branches at least.)
+        assert!(exclusive(json!({"oneOf": [
+            {"type": "object", "required": ["op"], "properties": {"op": {"not": {"enum": ["a", "b"]}}}},
+            {"type": "object", "required": ["op"], "properties": {"op": {"const": "a"}}},
+            {"type": "object", "required": ["op"], "properties": {"op": {"const": "b"}}}
+        ]})));
+        assert!(exclusive(json!({"oneOf": [
+            {"type": "object", "required": ["a"]},
+            {"type": "object", "properties": {"b": {}}, "additionalProperties": false},
+            {"type": "object", "allOf": [{"$ref": "#/$defs/c"}], "properties": {"a": false}}
+        ], "$defs": {"c": {"required": ["c"], "properties": {"b": false}}}})));
+
+        // No proof: a value both admit, a tag neither requires, other types both admit,
+        // a pattern that may allow the required name.
+        assert!(!exclusive(
+            json!({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]})
+        ));
+        assert!(!exclusive(json!({"oneOf": [
+            {"type": "object", "required": ["op"], "properties": {"op": {"not": {"enum": ["a"]}}}},
+            {"type": "object", "required": ["op"], "properties": {"op": {"const": "a"}}},
+            {"type": "object", "required": ["op"], "properties": {"op": {"const": "b"}}}
+        ]})));
+        assert!(!exclusive(json!({"oneOf": [
+            {"type": "object", "properties": {"op": {"const": "a"}}},
+            {"type": "object", "properties": {"op": {"const": "b"}}}
+        ]})));
+        assert!(!exclusive(json!({"oneOf": [
+            {"required": ["a"]},
+            {"properties": {"b": {}}, "additionalProperties": false}
+        ]})));
+        assert!(!exclusive(json!({"oneOf": [
+            {"type": "object", "required": ["a"]},
+            {"type": "object", "additionalProperties": false, "patternProperties": {"^z": {}}}
+        ]})));
+        assert!(!exclusive(
+            json!({"oneOf": [{"type": "number"}, {"type": "integer"}]})
+        ));
     }
 }

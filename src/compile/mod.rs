@@ -220,6 +220,7 @@ impl<'a> Compiler<'a> {
                 property_walk: Vec::new(),
                 property_rank: Vec::new(),
                 list_dispatch: Vec::new(),
+                list_exclusive: Vec::new(),
                 dispatches: Vec::new(),
                 contains: Vec::new(),
                 dynamic_refs: Vec::new(),

@@ -791,7 +791,7 @@ fn one_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_
 }
 
 /// How many branches of `oneOf` match, counting to 2 at most (those the dispatch rules
-/// out are skipped; the second match ends the search).
+/// out are skipped; the second match ends the search, or the first in an exclusive list).
 #[inline(always)]
 fn one_of_matches(
     c: &Compiled,
@@ -801,13 +801,19 @@ fn one_of_matches(
 ) -> usize {
     let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
+    // (No other branch can match once one has, when the list is exclusive.)
+    let enough = if c.list_exclusive.get(span.start as usize) == Some(&true) {
+        1
+    } else {
+        2
+    };
     let mut matched = 0;
     match pick.indexed() {
         Some(branches) => {
             for j in branches {
                 if valid_at(c, children[j], instance, ctx) {
                     matched += 1;
-                    if matched > 1 {
+                    if matched == enough {
                         break;
                     }
                 }
@@ -817,7 +823,7 @@ fn one_of_matches(
             for (j, child) in children.iter().enumerate() {
                 if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
                     matched += 1;
-                    if matched > 1 {
+                    if matched == enough {
                         break;
                     }
                 }
