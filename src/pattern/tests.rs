@@ -665,3 +665,53 @@ fn sequences_of_runs_agree_with_the_engine() {
         }
     }
 }
+
+/// Sequences of runs drawn at random from a small grammar (characters, classes, `.`,
+/// quantifiers, groups, both anchors or one) answer as the engine built without fast
+/// paths does, whether or not they are taken as sequences.
+#[test]
+fn random_sequences_agree_with_the_engine() {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let atoms = [
+        "a", "b", "-", ".", "[ab]", "[^a]", "[a-c]", r"\d", "[é]", "x", "[^-]",
+    ];
+    let counts = ["", "", "?", "*", "+", "{2}", "{1,3}", "{0,2}", "{2,}"];
+    let alphabet: Vec<char> = "ab-cx1é\n".chars().collect();
+    let mut taken = 0;
+    for _ in 0..1500 {
+        let mut pattern = String::from("^");
+        for _ in 0..1 + next(5) {
+            let atom = atoms[next(atoms.len())];
+            let count = counts[next(counts.len())];
+            if next(6) == 0 {
+                pattern.push_str(&format!("({atom}{count})"));
+            } else {
+                pattern.push_str(&format!("{atom}{count}"));
+            }
+        }
+        if next(3) > 0 {
+            pattern.push('$');
+        }
+        let fast = Pattern::new(&pattern, DEFAULT_PATTERN_BUDGET).unwrap();
+        taken += usize::from(matches!(fast.matcher, Matcher::Steps(_)));
+        let reference = general(&pattern);
+        for _ in 0..300 {
+            let subject: String = (0..next(8))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            assert_eq!(
+                fast.find(&subject),
+                super::find_with(&reference, &subject),
+                "{pattern} on {subject:?}"
+            );
+        }
+    }
+    // (Most draws are sequences the fast path takes.)
+    assert!(taken > 300, "{taken} of 1,500 taken as sequences");
+}
