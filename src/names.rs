@@ -7,22 +7,31 @@
 //! is almost always the one real match.
 
 /// A well-mixed 64-bit summary of `s`: its length and its first and last bytes (up to
-/// eight each). Equal strings have equal signatures; different ones rarely do, and two
-/// different strings of the same length under [`EXACT_BELOW`] bytes never do (see
-/// [`same_found`]).
+/// eight each). Equal strings have equal signatures. Two different strings under
+/// [`EXACT_BELOW`] bytes never do, and such a string never shares one with a longer
+/// string (see [`same_found`]); longer strings rarely do.
 #[inline(always)]
 pub(crate) const fn signature(s: &str) -> u64 {
+    // An odd multiplier and a right xor-shift: both invertible.
+    let mixed = summary(s).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed ^ (mixed >> 29)
+}
+
+/// What [`signature`] mixes: a short string whole, its length in bits 56 to 58 (bit 63
+/// clear); for a longer one, its first and last eight bytes and its length, bit 63 set.
+#[inline(always)]
+const fn summary(s: &str) -> u64 {
     let b = s.as_bytes();
     let n = b.len();
     // Two possibly overlapping loads per size class, no loop over the bytes (branches on
     // the length mispredict when key lengths vary). A `const fn`, so that the signatures
     // of keyword names are computed when the crate compiles.
-    let summary = if n >= 8 {
-        read_u64(b, 0) ^ read_u64(b, n - 8).rotate_left(23) ^ (n as u64).rotate_left(53)
+    if n >= EXACT_BELOW {
+        (read_u64(b, 0) ^ read_u64(b, n - 8).rotate_left(23) ^ (n as u64).rotate_left(53))
+            | (1 << 63)
     } else {
         // A short string whole: its bytes in order (the two loads overlap on the same
-        // bytes), its length above them. The mixing below is a bijection, so the
-        // signatures of two short strings are equal only when the strings are.
+        // bytes), its length above them.
         let bytes = if n >= 4 {
             read_u32(b, 0) as u64 | ((read_u32(b, n - 4) as u64) << (8 * (n - 4)))
         } else if n > 0 {
@@ -32,24 +41,19 @@ pub(crate) const fn signature(s: &str) -> u64 {
             0
         };
         bytes | ((n as u64) << 56)
-    };
-    // An odd multiplier and a right xor-shift: both invertible.
-    let mixed = summary.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    mixed ^ (mixed >> 29)
+    }
 }
 
-/// Strings shorter than this are told apart by their signature and length alone.
+/// Strings shorter than this are told apart by their signature alone.
 pub(crate) const EXACT_BELOW: usize = 8;
 
 /// Whether `name` is `key`, given that their signatures are equal: for a key shorter than
-/// [`EXACT_BELOW`] bytes the lengths decide (no bytes read), else the bytes.
+/// [`EXACT_BELOW`] bytes it is (the mixing is a bijection, and the summaries of short
+/// strings are the strings themselves, apart from every longer string's), with no byte
+/// read; a longer key is compared byte by byte.
 #[inline(always)]
 pub(crate) fn same_found(name: &str, key: &str) -> bool {
-    if key.len() < EXACT_BELOW {
-        name.len() == key.len()
-    } else {
-        same(name, key)
-    }
+    key.len() < EXACT_BELOW || same(name, key)
 }
 
 #[inline(always)]
@@ -148,9 +152,9 @@ mod tests {
         }
     }
 
-    /// Short strings of the same length have equal signatures only when they are equal
-    /// (what lets `same_found` skip the bytes): every string of up to three bytes over a
-    /// small alphabet, and many of four to seven.
+    /// Short strings have equal signatures only when they are equal, and never the
+    /// signature of a longer string (what lets `same_found` skip the bytes): every string
+    /// of up to three bytes over a small alphabet, and many of four to seven.
     #[test]
     fn short_signatures_are_exact() {
         let alphabet: Vec<char> = "ab~/\u{0}\u{7f}".chars().collect();
@@ -181,12 +185,22 @@ mod tests {
         strings.push("é".into());
         strings.push("\u{1F600}".into());
         for s in &strings {
-            if let Some(other) = by_sig.insert((signature(s), s.len()), s.clone()) {
+            assert!(s.len() < EXACT_BELOW);
+            if let Some(other) = by_sig.insert(signature(s), s.clone()) {
                 assert_eq!(&other, s, "equal signatures");
             }
+            // Apart from every longer string's.
+            assert_eq!(summary(s) >> 63, 0, "{s:?}");
+        }
+        for s in [
+            "abcdefgh",
+            "abcdefghi",
+            "\u{1F600}\u{1F600}",
+            "x-very-long-property-name",
+        ] {
+            assert_eq!(summary(s) >> 63, 1, "{s:?}");
         }
         assert!(same_found("name", "name"));
-        assert!(!same_found("names", "name"));
         assert!(same_found("longer name", "longer name"));
         assert!(!same_found("longer nbme", "longer name"));
     }
