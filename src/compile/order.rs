@@ -133,55 +133,57 @@ fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
     (n.shape, n.types)
 }
 
-/// Calls `f` with every subschema `node` applies, to the instance or to a part of it.
+/// Calls `f` with every subschema `node` applies, to the instance or to a part of it,
+/// and whether it applies to the instance itself (`allOf`, `$ref`, `if`...) rather than
+/// to a property or an item.
 #[inline]
-fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
-    let mut f = |n: NodeId| {
+fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
+    let mut f = |n: NodeId, same: bool| {
         if !n.is_none() {
-            f(n)
+            f(n, same)
         }
     };
     for kw in c.keywords_of(node) {
         match *kw {
-            Keyword::Properties(s) => c.properties[s.range()].iter().for_each(|p| f(p.1)),
-            Keyword::PatternProperties(s) => {
-                c.pattern_properties[s.range()].iter().for_each(|p| f(p.1))
-            }
+            Keyword::Properties(s) => c.properties[s.range()].iter().for_each(|p| f(p.1, false)),
+            Keyword::PatternProperties(s) => c.pattern_properties[s.range()]
+                .iter()
+                .for_each(|p| f(p.1, false)),
             Keyword::AdditionalProperties(i) => {
                 let a = c.additional[i as usize];
-                f(a.node);
+                f(a.node, false);
                 c.properties[a.properties.range()]
                     .iter()
-                    .for_each(|p| f(p.1));
+                    .for_each(|p| f(p.1, false));
                 c.pattern_properties[a.patterns.range()]
                     .iter()
-                    .for_each(|p| f(p.1));
+                    .for_each(|p| f(p.1, false));
             }
-            Keyword::DependentSchemas(s) => {
-                c.dependent_schemas[s.range()].iter().for_each(|p| f(p.1))
+            Keyword::DependentSchemas(s) => c.dependent_schemas[s.range()]
+                .iter()
+                .for_each(|p| f(p.1, true)),
+            Keyword::PrefixItems(s) => c.node_list(s).iter().for_each(|&n| f(n, false)),
+            Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => {
+                c.node_list(s).iter().for_each(|&n| f(n, true))
             }
-            Keyword::PrefixItems(s) | Keyword::AllOf(s) | Keyword::AnyOf(s) | Keyword::OneOf(s) => {
-                c.node_list(s).iter().for_each(|&n| f(n))
-            }
-            Keyword::Items { node, .. } => f(node),
-            Keyword::Contains(i) => f(c.contains[i as usize].node),
+            Keyword::Items { node, .. } => f(node, false),
+            Keyword::Contains(i) => f(c.contains[i as usize].node, false),
             Keyword::PropertyNames(n)
-            | Keyword::Not(n)
-            | Keyword::Ref(n)
             | Keyword::UnevaluatedProperties(n)
-            | Keyword::UnevaluatedItems(n) => f(n),
+            | Keyword::UnevaluatedItems(n) => f(n, false),
+            Keyword::Not(n) | Keyword::Ref(n) => f(n, true),
             Keyword::If { cond, then, els } => {
-                f(cond);
-                f(then);
-                f(els);
+                f(cond, true);
+                f(then, true);
+                f(els, true);
             }
             Keyword::DynamicRef(i) => {
                 let d = c.dynamic_refs[i as usize];
-                f(d.target);
+                f(d.target, true);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {
                         let anchored = r.dynamic_anchors.iter().filter(|(n, _)| *n == name);
-                        anchored.for_each(|&(_, id)| f(id));
+                        anchored.for_each(|&(_, id)| f(id, true));
                     }
                 }
             }
@@ -190,8 +192,13 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId)) {
     }
 }
 
-/// The nodes that may be evaluated only to find out whether they fail: below a branch of
-/// `oneOf`/`anyOf`, a `not`, an `if`, or a `contains`.
+/// The nodes that may be evaluated only to find out whether they fail: a branch of
+/// `oneOf`/`anyOf`, a `not`, an `if`, a `contains`, and what applies to the same instance
+/// as one of them (through `$ref`, `allOf`, nested branches). Their properties and items
+/// are not: once a branch's own checks (its tags, its required names) pass, its parts are
+/// mostly being validated for real, and evaluating them in the instance's order costs
+/// less than keeping the failing-early order (cmake-presets, whose whole versioned
+/// documents sit in `oneOf` branches).
 #[inline(never)]
 /// (Empty, with no allocation, when no node branches: read it with `get`.)
 fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
@@ -216,7 +223,11 @@ fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
             continue;
         }
         seen[n.index()] = true;
-        each_subschema(c, n, |child| stack.push(child));
+        each_subschema(c, n, |child, same_instance| {
+            if same_instance {
+                stack.push(child)
+            }
+        });
     }
     seen
 }
@@ -423,7 +434,7 @@ pub(crate) fn live_nodes(c: &Compiled, definitions: bool) -> Vec<u32> {
     let mut stack = vec![c.root];
     live[c.root.index()] = true;
     while let Some(n) = stack.pop() {
-        each_subschema(c, n, |child| {
+        each_subschema(c, n, |child, _| {
             if !live[child.index()] {
                 live[child.index()] = true;
                 stack.push(child);
