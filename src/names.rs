@@ -12,15 +12,23 @@
 /// string (see [`same_found`]); longer strings rarely do.
 #[inline(always)]
 pub(crate) const fn signature(s: &str) -> u64 {
-    // An odd multiplier and a right xor-shift: both invertible.
-    let mixed = summary(s).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mix(summary(s))
+}
+
+/// Spreads a [`summary`] over all 64 bits, for hash tables: an odd multiplier and a right
+/// xor-shift, both invertible (equal signatures mean equal summaries).
+#[inline(always)]
+pub(crate) const fn mix(summary: u64) -> u64 {
+    let mixed = summary.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     mixed ^ (mixed >> 29)
 }
 
 /// What [`signature`] mixes: a short string whole, its length in bits 56 to 58 (bit 63
 /// clear); for a longer one, its first and last eight bytes and its length, bit 63 set.
+/// Compared as it is where no hash table needs its bits spread (a scan of a few names);
+/// it tells strings apart exactly as the signature does.
 #[inline(always)]
-const fn summary(s: &str) -> u64 {
+pub(crate) const fn summary(s: &str) -> u64 {
     let b = s.as_bytes();
     let n = b.len();
     // Two possibly overlapping loads per size class, no loop over the bytes (branches on

@@ -154,26 +154,28 @@ pub(crate) struct Node {
 /// The names of one `properties` span, ready for lookups (see `Compiled::names_of`).
 #[derive(Clone, Copy)]
 pub(crate) enum Names<'c> {
-    /// A few names: (signature, index into `properties`), scanned.
+    /// A few names: (summary, index into `properties`), scanned (see `names::summary`).
     Scan(&'c [(u64, u32)]),
-    /// More: an open-addressing table of a power-of-two size, empty slots at `u32::MAX`.
+    /// More: (signature, index), an open-addressing table of a power-of-two size, empty
+    /// slots at `u32::MAX`.
     Hash(&'c [(u64, u32)]),
 }
 
 impl Names<'_> {
-    /// The index (into `properties`) of `key`: integer comparisons of signatures, then
-    /// one byte comparison.
+    /// The index (into `properties`) of `key`: integer comparisons of summaries or
+    /// signatures, then, for a long key, one byte comparison.
     #[inline(always)]
     pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
-        let sig = crate::names::signature(key);
+        let summary = crate::names::summary(key);
         let same = |i: u32| crate::names::same_found(&c.properties[i as usize].0, key);
         match self {
-            // (Equal signatures of different names are rare; the scan goes on past them.)
+            // (Equal summaries of different names are rare; the scan goes on past them.)
             Names::Scan(entries) => entries
                 .iter()
-                .find(|&&(s, i)| s == sig && same(i))
+                .find(|&&(s, i)| s == summary && same(i))
                 .map(|&(_, i)| i as usize),
             Names::Hash(table) => {
+                let sig = crate::names::mix(summary);
                 let mask = table.len().wrapping_sub(1);
                 let mut slot = sig as usize & mask;
                 loop {
@@ -515,8 +517,8 @@ pub(crate) struct Compiled {
     /// At the first entry of a `required` span in `strings`: the fail-fast path leaves the
     /// check to the sibling properties walk.
     pub(crate) required_walked: Vec<bool>,
-    /// Beside `properties`: (name signature, index into `properties`), by signature within
-    /// each span (see [`Compiled::find_property`]).
+    /// Beside `properties`: (name summary, index into `properties`), by summary within
+    /// each span (see [`Compiled::find_property`] and `names::summary`).
     pub(crate) property_sigs: Vec<(u64, u32)>,
     /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
     /// hash table in `property_hash` (start, size - 1).

@@ -788,12 +788,12 @@ fn plain_objects(c: &mut Compiled, live: &[u32]) {
 
 #[inline(never)]
 fn property_tables(c: &mut Compiled, live: &[u32]) {
-    // Signatures for name lookups, sorted within each span.
+    // Summaries for name lookups, sorted within each span (hash tables hold them mixed).
     c.property_sigs = c
         .properties
         .iter()
         .enumerate()
-        .map(|(i, (name, _))| (crate::names::signature(name), i as u32))
+        .map(|(i, (name, _))| (crate::names::summary(name), i as u32))
         .collect();
     let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
@@ -814,7 +814,8 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
             let mask = size - 1;
             let start = c.property_hash.len();
             c.property_hash.resize(start + size, (0, u32::MAX));
-            for &(sig, i) in &c.property_sigs[span.range()] {
+            for &(summary, i) in &c.property_sigs[span.range()] {
+                let sig = crate::names::mix(summary);
                 let mut slot = sig as usize & mask;
                 while c.property_hash[start + slot].1 != u32::MAX {
                     slot = (slot + 1) & mask;
