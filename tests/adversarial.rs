@@ -1007,3 +1007,55 @@ fn error_messages_quote_no_instance_values() {
         assert!(!rendered.contains(secret), "{rendered}");
     });
 }
+
+/// `depth` objects `{"kids": [<next>]}`, the innermost `{"kids": [leaf]}`.
+fn nest_kids(depth: usize, leaf: Value) -> Value {
+    let mut v = leaf;
+    for _ in 0..depth {
+        let mut map = Map::new();
+        map.insert("kids".to_string(), Value::Array(vec![v]));
+        v = Value::Object(map);
+    }
+    v
+}
+
+/// Arrays of objects go from the array straight to each object's walk (the room on the
+/// stack checked once per array): 50,000 levels of an object holding an array of one
+/// object, through an `items` alone and through an `items` beside other keywords.
+/// (`evaluate` is left out: its annotations name locations as deep as the instance, at
+/// every level, an output that grows with the square of the depth.)
+#[test]
+fn deep_arrays_of_objects() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let depth = size(50_000);
+    let valid = Deep(nest_kids(depth, json!({})));
+    let invalid = Deep(nest_kids(depth, json!(1)));
+    let agree = |s: &Schema, instance: &Value| {
+        let valid = s.is_valid(instance);
+        assert_eq!(s.validate(instance).is_ok(), valid, "validate disagrees");
+        assert_eq!(
+            s.iter_errors(instance).next().is_none(),
+            valid,
+            "iter_errors disagrees"
+        );
+        valid
+    };
+    measure(
+        &format!("{depth}-deep arrays of objects, 2 schemas, is_valid/validate/iter_errors"),
+        256 * MIB,
+        || {
+            for items in [
+                json!({"type": "array", "items": {"$ref": "#/$defs/n"}}),
+                json!({"type": "array", "uniqueItems": true, "items": {"$ref": "#/$defs/n"}}),
+            ] {
+                let s = Schema::compile(&json!({
+                    "$defs": {"n": {"type": "object", "properties": {"kids": items}}},
+                    "$ref": "#/$defs/n"
+                }))
+                .unwrap();
+                assert!(agree(&s, &valid));
+                assert!(!agree(&s, &invalid));
+            }
+        },
+    );
+}

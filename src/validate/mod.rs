@@ -534,6 +534,17 @@ fn items_array<C: Collector>(
     }
     let child = spec.item;
     let of = c.node(child);
+    let marker = 0u8;
+    if of.shape == Shape::PlainObject
+        && !enters_resource(c, of, &ctx)
+        && (&raw const marker as usize) >= ctx.stack_limit
+    {
+        // Arrays of objects: the items' shape (and room on the stack, the same for every
+        // item) is settled once, not per item as `eval` would.
+        return items
+            .iter()
+            .all(|item| admits(of.types, item) && plain_object(c, child, item, ctx, col));
+    }
     if of.shape == Shape::TypedArray {
         // Arrays of typed arrays (GeoJSON rings): inline, no call per item (as in the
         // node loop's `items`; a shared function for both was slower, see BENCHMARKS.md).
@@ -878,6 +889,17 @@ fn items_from<C: Collector>(
             .iter()
             .all(|item| admits(of.types, item) && typed_array_inline(c, child, item))
     } else {
+        let marker = 0u8;
+        if C::FAIL_FAST
+            && of.shape == Shape::PlainObject
+            && !enters_resource(c, of, &ctx)
+            && (&raw const marker as usize) >= ctx.stack_limit
+        {
+            // (As in `items_array`.)
+            return items
+                .iter()
+                .all(|item| admits(of.types, item) && plain_object(c, child, item, ctx, col));
+        }
         items.iter().all(|item| eval(c, child, item, ctx, col))
     }
 }
