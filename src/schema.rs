@@ -216,8 +216,9 @@ pub(crate) enum Shape {
     /// reference, for its locations.)
     Forward,
     General,
-    /// An array whose body holds only `minItems`, `maxItems` and an `items` from the first
-    /// item (of any schema): bounds, then each item, with no keyword loop.
+    /// An array whose body holds only `minItems`, `maxItems`, `uniqueItems` and an `items`
+    /// from the first item (of any schema): bounds, uniqueness, then each item, with no
+    /// keyword loop.
     ItemsArray,
     /// An object checked by one walk over its keys: the body holds only `properties` (in
     /// an order the walk may follow) or `additionalProperties` (with its siblings), and
@@ -258,8 +259,8 @@ impl Node {
     }
 }
 
-/// What a node of the typed-array shape checks, read in one place: its bounds and the
-/// types of its items.
+/// What a node of the typed-array or items-array shape checks, read in one place: its
+/// bounds, the types of its items, and (items-array only) whether they must be unique.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ArraySpec {
     pub(crate) min: u64,
@@ -267,6 +268,8 @@ pub(crate) struct ArraySpec {
     pub(crate) items: TypeSet,
     /// The items' schema.
     pub(crate) item: NodeId,
+    /// `uniqueItems: true`.
+    pub(crate) unique: bool,
 }
 
 /// What a node of the plain-object shape checks, read in one place: its bounds, the

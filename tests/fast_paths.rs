@@ -1160,3 +1160,28 @@ fn one_of_stops_at_a_match_only_when_no_other_can_match() {
     check(&patterned, &json!({"a": 1}), false);
     check(&patterned, &json!({"b": 1}), false);
 }
+
+/// An array of `items`, bounds and `uniqueItems` is checked outside the keyword loop: its
+/// items must still be distinct (a short array compared pairwise, a long one by hashes)
+/// and each must meet the items' schema.
+#[test]
+fn unique_items_beside_items_and_bounds() {
+    let schema = Schema::compile(&json!({
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 100,
+        "uniqueItems": true,
+        "items": {"type": ["string", "object"], "maxLength": 3}
+    }))
+    .unwrap();
+    check(&schema, &json!(["a", "b", {"x": 1}]), true);
+    check(&schema, &json!(["a", "b", "a"]), false);
+    check(&schema, &json!([{"x": 1}, "b", {"x": 1}]), false);
+    check(&schema, &json!(["a", "long"]), false);
+    check(&schema, &json!([]), false);
+    let many: Vec<Value> = (0..60).map(|i| json!(format!("{i}"))).collect();
+    check(&schema, &Value::Array(many.clone()), true);
+    let mut repeated = many;
+    repeated.push(json!("17"));
+    check(&schema, &Value::Array(repeated), false);
+}

@@ -500,7 +500,10 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         let items_only = body.iter().all(|k| {
             matches!(
                 k,
-                Keyword::MinItems(_) | Keyword::MaxItems(_) | Keyword::Items { skip: 0, .. }
+                Keyword::MinItems(_)
+                    | Keyword::MaxItems(_)
+                    | Keyword::UniqueItems
+                    | Keyword::Items { skip: 0, .. }
             )
         }) && body
             .iter()
@@ -527,11 +530,13 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
                 max: u64::MAX,
                 items: TypeSet::all(),
                 item: NodeId::NONE,
+                unique: false,
             };
             for kw in &c.keywords[c.nodes[i].body()] {
                 match *kw {
                     Keyword::MinItems(m) => spec.min = spec.min.max(m),
                     Keyword::MaxItems(m) => spec.max = spec.max.min(m),
+                    Keyword::UniqueItems => spec.unique = true,
                     Keyword::Items { node, .. } => {
                         spec.items = c.nodes[node.index()].types;
                         spec.item = node;
