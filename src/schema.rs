@@ -286,11 +286,9 @@ pub(crate) struct ObjectSpec {
     pub(crate) others: NodeId,
     /// How the keys are walked.
     pub(crate) walk: ObjectWalk,
-    /// `names` ready for lookups: its entries in `property_sigs` (scanned) or its table in
-    /// `property_hash` (hashed), as `Compiled::names_of` finds them, kept here so that a
-    /// walk need not find them again per object.
-    pub(crate) lookup: Span,
-    pub(crate) hashed: bool,
+    /// Where the lookup table of `names` is (`Compiled::names_table`), kept here so that a
+    /// walk need not find it again per object.
+    pub(crate) table: (Span, bool),
     /// How many required names the walk must meet (`Compiled::walk_required`).
     pub(crate) met: u32,
 }
@@ -299,12 +297,7 @@ impl ObjectSpec {
     /// The names of the walk, ready for lookups.
     #[inline(always)]
     pub(crate) fn names<'c>(&self, c: &'c Compiled) -> Names<'c> {
-        let range = self.lookup.range();
-        if self.hashed {
-            Names::Hash(c.property_hash.get(range).unwrap_or_default())
-        } else {
-            Names::Scan(c.property_sigs.get(range).unwrap_or_default())
-        }
+        c.names_at(self.table)
     }
 }
 
@@ -679,14 +672,28 @@ impl Compiled {
     /// object's keys finds it once, not per key).
     #[inline(always)]
     pub(crate) fn names_of(&self, span: Span) -> Names<'_> {
+        self.names_at(self.names_table(span))
+    }
+
+    /// Where the lookup table of the names of `span` is: its entries in `property_sigs`
+    /// (scanned, `false`), or its table in `property_hash` (hashed, `true`).
+    #[inline(always)]
+    pub(crate) fn names_table(&self, span: Span) -> (Span, bool) {
         if span.len() <= SCAN_LIMIT {
-            return Names::Scan(self.property_sigs.get(span.range()).unwrap_or(&[]));
+            return (span, false);
         }
         let (start, mask) = self.property_tables[span.start as usize];
-        match self
-            .property_hash
-            .get(start as usize..=(start + mask) as usize)
-        {
+        let end = start.wrapping_add(mask).wrapping_add(1);
+        (Span { start, end }, true)
+    }
+
+    /// The lookup table `names_table` located.
+    #[inline(always)]
+    pub(crate) fn names_at(&self, (table, hashed): (Span, bool)) -> Names<'_> {
+        if !hashed {
+            return Names::Scan(self.property_sigs.get(table.range()).unwrap_or(&[]));
+        }
+        match self.property_hash.get(table.range()) {
             Some(table) => Names::Hash(table),
             None => Names::Scan(&[]),
         }

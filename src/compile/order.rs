@@ -363,8 +363,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             names: Span { start: 0, end: 0 },
             others: NodeId::NONE,
             walk: ObjectWalk::Keys,
-            lookup: Span { start: 0, end: 0 },
-            hashed: false,
+            table: (Span { start: 0, end: 0 }, false),
             met: 0,
         };
         for kw in &c.keywords[body] {
@@ -396,17 +395,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             spec.walk = ObjectWalk::Nothing;
         }
         spec.met = c.walk_required(spec.names);
-        let names = spec.names;
-        (spec.lookup, spec.hashed) = if names.len() <= SCAN_LIMIT {
-            (names, false)
-        } else {
-            let (start, mask) = c.property_tables[names.start as usize];
-            let span = Span {
-                start,
-                end: start + mask + 1,
-            };
-            (span, true)
-        };
+        spec.table = c.names_table(spec.names);
         c.spec_of[i] = c.object_specs.len() as u32;
         c.object_specs.push(spec);
     }

@@ -1348,7 +1348,7 @@ fn plain_object<C: Collector>(
         // (`{"type": "object", "additionalProperties": {}}`)
         ObjectWalk::Nothing => return true,
         ObjectWalk::Patterned { additional } => {
-            return patterned_walk(c, additional, o, ctx);
+            return patterned_walk(c, additional, spec.names(c), o, ctx);
         }
     }
     let others = spec.others;
@@ -1474,12 +1474,17 @@ fn deferred_in_order<'v, C: Collector>(
 /// path: each key against its declared schema, then every pattern that matches it, else
 /// the other keys' schema; the required names met are counted on the way.
 #[inline(never)]
-fn patterned_walk(c: &Compiled, i: u32, o: &Map<String, Value>, ctx: Ctx<'_>) -> bool {
+fn patterned_walk(
+    c: &Compiled,
+    i: u32,
+    names: crate::schema::Names<'_>,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+) -> bool {
     let a = c.additional[i as usize];
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = is_false_schema(c, a.node);
     let mut met = 0;
-    let names = c.names_of(a.properties);
     for (key, value) in o {
         let mut matched = false;
         if let Some(j) = names.find(c, key) {
