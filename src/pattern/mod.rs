@@ -113,6 +113,8 @@ enum Matcher {
 /// expected: no quit bytes are configured).
 struct DfaMatcher {
     dfa: regex_automata::dfa::dense::DFA<Vec<u32>>,
+    /// Where every search starts: at offset 0, with nothing behind it.
+    start: regex_automata::util::primitives::StateID,
     text: Box<str>,
     fallback: std::sync::OnceLock<Matcher>,
 }
@@ -687,9 +689,10 @@ fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher,
                 .build()
                 .map_err(|e| lowercase_reason(&e.to_string()))?;
             Matcher::Backtracking(Box::new(re))
-        } else if let Some(dfa) = dense_dfa(text) {
+        } else if let Some((dfa, start)) = dense_dfa(text) {
             Matcher::Dfa(Box::new(DfaMatcher {
                 dfa,
+                start,
                 text: text.into(),
                 fallback: std::sync::OnceLock::new(),
             }))
@@ -716,12 +719,18 @@ fn build_linear(text: &str) -> Result<Matcher, String> {
 
 /// A dense DFA for a short pattern, when one fits the size limit (and the pattern needs
 /// nothing a DFA lacks, such as a Unicode word boundary).
-fn dense_dfa(text: &str) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
-    use regex_automata::dfa::{StartKind, dense};
+fn dense_dfa(
+    text: &str,
+) -> Option<(
+    regex_automata::dfa::dense::DFA<Vec<u32>>,
+    regex_automata::util::primitives::StateID,
+)> {
+    use regex_automata::dfa::{Automaton, StartKind, dense};
+    use regex_automata::util::start;
     if text.len() > DENSE_MAX_LEN {
         return None;
     }
-    dense::Builder::new()
+    let dfa = dense::Builder::new()
         .syntax(
             regex_automata::util::syntax::Config::new()
                 .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX)),
@@ -729,11 +738,18 @@ fn dense_dfa(text: &str) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
         .configure(
             dense::Config::new()
                 .start_kind(StartKind::Unanchored)
+                // (`dfa_find` steps byte by byte; accelerated states would only add
+                // special states for it to pass through.)
+                .accelerate(false)
                 .dfa_size_limit(Some(DENSE_SIZE_LIMIT))
                 .determinize_size_limit(Some(DENSE_SIZE_LIMIT)),
         )
         .build(text)
-        .ok()
+        .ok()?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(regex_automata::Anchored::No))
+        .ok()?;
+    Some((dfa, start))
 }
 
 fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
@@ -760,14 +776,7 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             // The other engines out of line: their searches need many registers, which
             // every call of this function would otherwise save and restore.
             Matcher::Linear(re) => MatchOutcome::from_bool(linear_match(re, subject)),
-            Matcher::Dfa(d) => {
-                use regex_automata::dfa::Automaton;
-                let input = regex_automata::Input::new(subject).earliest(true);
-                match d.dfa.try_search_fwd(&input) {
-                    Ok(found) => MatchOutcome::from_bool(found.is_some()),
-                    Err(_) => dfa_fallback(d, subject),
-                }
-            }
+            Matcher::Dfa(d) => dfa_find(d, subject),
             Matcher::Backtracking(re) => backtracking_find(re, subject),
             Matcher::Deferred(d) => deferred_find(d, subject),
             Matcher::Failed => MatchOutcome::BudgetExceeded,
@@ -778,6 +787,34 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
 #[inline(never)]
 fn linear_match(re: &regex::Regex, subject: &str) -> bool {
     re.is_match(subject)
+}
+
+/// Runs the DFA over the subject by hand. Every search starts at offset 0 with nothing
+/// behind it, so the start state is fixed and found once, when the DFA is built; the
+/// library's search would find it again and set up its input on every call, which costs
+/// more than the walk itself on the short strings instances hold.
+#[inline(never)]
+fn dfa_find(d: &DfaMatcher, subject: &str) -> MatchOutcome {
+    use regex_automata::dfa::Automaton;
+    let dfa = &d.dfa;
+    let mut state = d.start;
+    for &byte in subject.as_bytes() {
+        state = dfa.next_state(state, byte);
+        if dfa.is_special_state(state) {
+            // Matches are reported one byte late: a match state means one ended before
+            // this byte, and any match will do.
+            if dfa.is_match_state(state) {
+                return MatchOutcome::Match;
+            }
+            if dfa.is_dead_state(state) {
+                return MatchOutcome::NoMatch;
+            }
+            if dfa.is_quit_state(state) {
+                return dfa_fallback(d, subject);
+            }
+        }
+    }
+    MatchOutcome::from_bool(dfa.is_match_state(dfa.next_eoi_state(state)))
 }
 
 #[cold]

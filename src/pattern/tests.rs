@@ -574,11 +574,17 @@ fn whitespace_classes_run_as_a_dense_dfa() {
     );
 }
 
-/// The engine a pattern gets without the fast paths.
+/// The engine a pattern gets without the fast paths: the `regex` crate's own search (or
+/// the backtracking engine), not the hand-run DFA, so that the fast paths and the DFA walk
+/// are both checked against a search written elsewhere.
 fn general(pattern: &str) -> Matcher {
     let ast = super::parse::parse(pattern).unwrap();
     let text = super::emit::emit(&ast.alternatives, ast.needs_backtracking);
-    super::build(&text, ast.needs_backtracking, DEFAULT_PATTERN_BUDGET).unwrap()
+    if ast.needs_backtracking {
+        super::build(&text, true, DEFAULT_PATTERN_BUDGET).unwrap()
+    } else {
+        super::build_linear(&text).unwrap()
+    }
 }
 
 /// Every string of up to three characters of `alphabet`, 2,000 pseudo-random ones of up to
@@ -714,4 +720,58 @@ fn random_sequences_agree_with_the_engine() {
     }
     // (Most draws are sequences the fast path takes.)
     assert!(taken > 300, "{taken} of 1,500 taken as sequences");
+}
+
+#[test]
+fn hand_run_dfa_agrees_with_the_engine() {
+    // Random patterns with alternation, optional and repeated groups, anchors anywhere,
+    // word boundaries and non-ASCII members, run by `dfa_find` and by the `regex` crate.
+    let mut seed: u64 = 0x5851_F42D_4C95_7F2D;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let atoms = [
+        "a", "b", ".", "[ab]", "[^a]", r"\d", r"\w", r"\s", "é", r"\b", "^", "$", "(a|bc)",
+        "(?:é|b)",
+    ];
+    let counts = ["", "", "?", "*", "+", "{2}", "{0,2}"];
+    let alphabet: Vec<char> = "ab c1é\n_".chars().collect();
+    let mut built = 0;
+    for _ in 0..1500 {
+        let mut pattern = String::new();
+        for _ in 0..1 + next(5) {
+            if next(7) == 0 {
+                pattern.push('|');
+            }
+            pattern.push_str(atoms[next(atoms.len())]);
+            let count = counts[next(counts.len())];
+            if !pattern.ends_with(['^', '$']) && !pattern.ends_with(r"\b") {
+                pattern.push_str(count);
+            }
+        }
+        let Ok(ast) = super::parse::parse(&pattern) else {
+            continue;
+        };
+        let text = super::emit::emit(&ast.alternatives, ast.needs_backtracking);
+        let dfa = super::build(&text, ast.needs_backtracking, DEFAULT_PATTERN_BUDGET).unwrap();
+        if !matches!(dfa, Matcher::Dfa(_)) {
+            continue;
+        }
+        built += 1;
+        let reference = super::build_linear(&text).unwrap();
+        for _ in 0..200 {
+            let subject: String = (0..next(9))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            assert_eq!(
+                super::find_with(&dfa, &subject),
+                super::find_with(&reference, &subject),
+                "{pattern} on {subject:?}"
+            );
+        }
+    }
+    assert!(built > 1000, "{built} of 1,500 built as a dense DFA");
 }
