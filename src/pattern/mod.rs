@@ -73,6 +73,87 @@ impl MatchOutcome {
 #[derive(Debug)]
 pub(crate) struct Pattern {
     matcher: Matcher,
+    /// The first bytes a non-empty match can start with (see [`Lead`]).
+    lead: Lead,
+}
+
+/// A set of bytes that every non-empty subject a pattern matches starts with: tested
+/// before the matcher runs, it turns most keys away from `patternProperties` such as
+/// `^[@$_#]` or `^x-` in a load and a shift, where the call into the matcher costs forty
+/// instructions. Every byte, when the pattern's start is not known.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Lead([u64; 4]);
+
+impl Lead {
+    const ANY: Lead = Lead([u64::MAX; 4]);
+
+    fn has(self, byte: u8) -> bool {
+        self.0[usize::from(byte >> 6)] >> (byte & 63) & 1 == 1
+    }
+
+    fn with(mut self, byte: u8) -> Lead {
+        self.0[usize::from(byte >> 6)] |= 1 << (byte & 63);
+        self
+    }
+
+    /// The first bytes of the characters of a run's set.
+    fn of_run(run: &CharRun) -> Lead {
+        let mut lead = Lead([0; 4]);
+        for byte in 0..128u8 {
+            if run.ascii[usize::from(byte)] {
+                lead = lead.with(byte);
+            }
+        }
+        if !run.wide.is_empty() {
+            // (Any lead byte of a longer UTF-8 sequence: a superset is enough.)
+            for byte in 0xC2..=0xF4u8 {
+                lead = lead.with(byte);
+            }
+        }
+        lead
+    }
+
+    /// The first bytes a non-empty subject matched by `matcher` can start with.
+    fn of(matcher: &Matcher) -> Lead {
+        let text = |s: &str| {
+            s.as_bytes()
+                .first()
+                .map_or(Lead::ANY, |&b| Lead([0; 4]).with(b))
+        };
+        match matcher {
+            Matcher::StartsWith(s) | Matcher::Equals(s) => text(s),
+            // A whole-subject run: a non-empty subject starts with a member, even when
+            // the run may be empty.
+            Matcher::Run(run) => Lead::of_run(run),
+            Matcher::RunAt(run, RunPlace::Start) if run.min > 0 => Lead::of_run(run),
+            Matcher::Steps(steps) if !steps.prefix.is_empty() => text(&steps.prefix),
+            Matcher::Steps(steps) => match steps.runs.first() {
+                Some(run) if run.min > 0 => Lead::of_run(run),
+                _ => Lead::ANY,
+            },
+            // A conjunction: each part that must match narrows the set.
+            Matcher::All(parts) => {
+                parts
+                    .iter()
+                    .filter(|(must, _)| *must)
+                    .fold(Lead::ANY, |acc, (_, part)| {
+                        let part = Lead::of(part);
+                        Lead(std::array::from_fn(|i| acc.0[i] & part.0[i]))
+                    })
+            }
+            _ => Lead::ANY,
+        }
+    }
+}
+
+impl fmt::Debug for Lead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Lead::ANY {
+            return f.write_str("Lead(any)");
+        }
+        let bytes: Vec<u8> = (0..=255u8).filter(|&b| self.has(b)).collect();
+        f.debug_tuple("Lead").field(&bytes).finish()
+    }
 }
 
 /// The cheapest exact way found to run a pattern.
@@ -502,12 +583,21 @@ impl Pattern {
     pub(crate) fn new(source: &str, budget: usize) -> Result<Pattern, String> {
         let ast = parse::parse(source)?;
         let ast = match split_leading_lookaheads(ast, budget)? {
-            Ok(matcher) => return Ok(Pattern { matcher }),
+            Ok(matcher) => return Ok(Pattern::of(matcher)),
             Err(ast) => ast,
         };
-        Ok(Pattern {
-            matcher: engine(ast.alternatives, ast.needs_backtracking, budget)?,
-        })
+        Ok(Pattern::of(engine(
+            ast.alternatives,
+            ast.needs_backtracking,
+            budget,
+        )?))
+    }
+
+    fn of(matcher: Matcher) -> Pattern {
+        Pattern {
+            lead: Lead::of(&matcher),
+            matcher,
+        }
     }
 }
 
@@ -629,6 +719,19 @@ impl Pattern {
     /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
     pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
         find_with(&self.matcher, subject)
+    }
+
+    /// [`Pattern::find`] for a property name against `patternProperties`, where most names
+    /// do not match: their first byte turns most away before the matcher runs. (Not for
+    /// `pattern`, whose strings mostly match and would pay for the test.)
+    #[inline]
+    pub(crate) fn find_name(&self, name: &str) -> MatchOutcome {
+        if let Some(&first) = name.as_bytes().first()
+            && !self.lead.has(first)
+        {
+            return MatchOutcome::NoMatch;
+        }
+        find_with(&self.matcher, name)
     }
 }
 

@@ -711,9 +711,11 @@ fn random_sequences_agree_with_the_engine() {
             let subject: String = (0..next(8))
                 .map(|_| alphabet[next(alphabet.len())])
                 .collect();
+            let expected = super::find_with(&reference, &subject);
+            assert_eq!(fast.find(&subject), expected, "{pattern} on {subject:?}");
             assert_eq!(
-                fast.find(&subject),
-                super::find_with(&reference, &subject),
+                fast.find_name(&subject),
+                expected,
                 "{pattern} on {subject:?}"
             );
         }
@@ -775,3 +777,48 @@ fn hand_run_dfa_agrees_with_the_engine() {
     }
     assert!(built > 1000, "{built} of 1,500 built as a dense DFA");
 }
+
+#[test]
+fn first_bytes_turn_away_only_names_that_cannot_match() {
+    // (pattern, the first bytes its lead admits; `None` for every byte)
+    let cases: [(&str, Option<&[u8]>); 12] = [
+        ("^[@$_#]", Some(b"#$@_")),
+        ("^x-", Some(b"x")),
+        ("^abc$", Some(b"a")),
+        ("^$", None),
+        ("^[a-c]*$", Some(b"abc")),
+        ("^[a-c]*", None),
+        ("^\\d{2}-\\d+$", Some(b"0123456789")),
+        ("^[a-c]*:", None),
+        // Non-ASCII members admit every lead byte of a longer UTF-8 sequence.
+        ("^[aé]+", Some(&LEAD_A_AND_WIDE)),
+        ("^(?=a)[a-z]+$", Some(b"a")),
+        ("abc", None),
+        ("[ab]$", None),
+    ];
+    for (pattern, expected) in cases {
+        let pat = Pattern::new(pattern, DEFAULT_PATTERN_BUDGET).unwrap();
+        let admitted: Vec<u8> = (0..=255u8).filter(|&b| pat.lead.has(b)).collect();
+        let every: Vec<u8> = (0..=255u8).collect();
+        assert_eq!(admitted, expected.unwrap_or(&every), "{pattern}");
+        let reference = general(pattern);
+        for subject in subjects("abcx-é:0#@_", "x-abc") {
+            assert_eq!(
+                pat.find_name(&subject),
+                super::find_with(&reference, &subject),
+                "{pattern} on {subject:?}"
+            );
+        }
+    }
+}
+
+/// `a`, then 0xC2 to 0xF4.
+const LEAD_A_AND_WIDE: [u8; 52] = {
+    let mut bytes = [b'a'; 52];
+    let mut i = 1;
+    while i < 52 {
+        bytes[i] = 0xC1 + i as u8;
+        i += 1;
+    }
+    bytes
+};

@@ -959,7 +959,7 @@ fn eval_keyword<C: Collector>(
                 let mut ok = true;
                 for (key, value) in o {
                     for &(p, child) in &c.pattern_properties[span.range()] {
-                        match c.patterns[p as usize].find(key) {
+                        match c.patterns[p as usize].find_name(key) {
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
                                 check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
@@ -1496,7 +1496,7 @@ fn patterned_walk(
             }
         }
         for &(p, child) in patterns {
-            match c.patterns[p as usize].find(key) {
+            match c.patterns[p as usize].find_name(key) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;
@@ -1907,7 +1907,7 @@ fn additional_properties<C: Collector>(
             if !item_ok && (C::FAIL_FAST || col.full()) {
                 break;
             }
-            match c.patterns[p as usize].find(key) {
+            match c.patterns[p as usize].find_name(key) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;
@@ -2065,7 +2065,7 @@ fn applicator_annotation<C: Collector>(
             let any = o.keys().any(|key| {
                 c.pattern_properties[span.range()]
                     .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match)
+                    .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match)
             });
             if !any {
                 return;
@@ -2087,7 +2087,7 @@ fn applicator_annotation<C: Collector>(
             let by_pattern = |key: &str| {
                 c.pattern_properties[a.patterns.range()]
                     .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match)
+                    .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match)
             };
             if o.keys().any(|key| by_pattern(key)) {
                 col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));

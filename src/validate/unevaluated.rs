@@ -49,7 +49,7 @@ fn evaluated_property(
                 .is_ok(),
             Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
                 .iter()
-                .any(|&(p, _)| c.patterns[p as usize].find(key) == MatchOutcome::Match),
+                .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match),
             Keyword::AdditionalProperties(_) => true,
             Keyword::UnevaluatedProperties(_) => !top,
             Keyword::AllOf(span) => c
