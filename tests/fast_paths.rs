@@ -1185,3 +1185,73 @@ fn unique_items_beside_items_and_bounds() {
     repeated.push(json!("17"));
     check(&schema, &Value::Array(repeated), false);
 }
+
+#[test]
+fn json_rpc_branches_dispatch_on_the_tag_that_tells_them_apart() {
+    // Every branch pins `jsonrpc` alike; `method` picks the branch, and a branch whose
+    // required members the object has too few keys for fails before its walk.
+    let request = |method: &str, params: Value| {
+        json!({"type": "object", "required": ["jsonrpc", "id", "method", "params"],
+            "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
+                "method": {"const": method}, "params": params}})
+    };
+    let schema = Schema::compile(&json!({"anyOf": [
+        request("tools/list", json!({"type": "object"})),
+        request("tools/call", json!({"type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}}})),
+        request("ping", json!({"type": "object", "maxProperties": 0}))
+    ]}))
+    .unwrap();
+    let message = |jsonrpc: Value, method: &str, params: Value| json!({"jsonrpc": jsonrpc, "id": 1, "method": method, "params": params});
+    check(
+        &schema,
+        &message(json!("2.0"), "tools/list", json!({})),
+        true,
+    );
+    check(
+        &schema,
+        &message(json!("2.0"), "tools/call", json!({"name": "x"})),
+        true,
+    );
+    check(
+        &schema,
+        &message(json!("2.0"), "tools/call", json!({})),
+        false,
+    );
+    check(&schema, &message(json!("2.0"), "ping", json!({})), true);
+    check(
+        &schema,
+        &message(json!("2.0"), "ping", json!({"a": 1})),
+        false,
+    );
+    check(
+        &schema,
+        &message(json!("2.0"), "tools/unknown", json!({})),
+        false,
+    );
+    check(
+        &schema,
+        &message(json!("1.0"), "tools/list", json!({})),
+        false,
+    );
+    check(
+        &schema,
+        &message(json!(2.0), "tools/list", json!({})),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"id": 1, "method": "tools/list", "params": {}}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}, "x": 1}),
+        true,
+    );
+    check(
+        &schema,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        false,
+    );
+}

@@ -255,11 +255,25 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         }
     }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let (prop, count) = counts.into_iter().next()?;
-    if count < 2 {
-        return None;
+    // Of the properties pinned in two branches or more, the one that leaves the fewest
+    // branches per value: JSON-RPC messages pin `"jsonrpc": "2.0"` in every branch,
+    // which rules none out, beside the `method` that tells them apart.
+    let mut budget = SPREAD_BUDGET;
+    let mut best: Option<(Arc<str>, Vec<Filter>, (usize, usize))> = None;
+    for (prop, _) in counts.into_iter().take_while(|(_, k)| *k >= 2) {
+        let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
+        let Some(spread) = spread(&filters, &mut budget) else {
+            break;
+        };
+        // (Fewer admitted per value is better; averages compared as fractions.)
+        let better = best
+            .as_ref()
+            .is_none_or(|(_, _, (sum, seen))| spread.0 * (*seen).max(1) < *sum * spread.1.max(1));
+        if better {
+            best = Some((prop, filters, spread));
+        }
     }
-    let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
+    let (prop, filters, _) = best?;
     // Worth it only when some branch can be ruled out by the property.
     let useful = filters.iter().any(|f| match f {
         Filter::Reject => true,
@@ -307,6 +321,41 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         by_string,
         open,
     })
+}
+
+/// Most value comparisons spent choosing a list's discriminating property; past it the
+/// best found so far is taken.
+const SPREAD_BUDGET: usize = 100_000;
+
+/// How well a property's filters tell branches apart: (branches admitting each distinct
+/// listed value, summed; how many distinct values), the sum as large as the branches
+/// times one value when none is listed (nothing told apart by value). `None` when the
+/// budget runs out.
+fn spread(filters: &[Filter], budget: &mut usize) -> Option<(usize, usize)> {
+    let mut seen: Vec<&Value> = Vec::new();
+    for f in filters {
+        if let Filter::Accept {
+            values: Some(values),
+            ..
+        } = f
+        {
+            for v in values {
+                *budget = budget.checked_sub(seen.len() + 1)?;
+                if !seen.iter().any(|w| json::equal(v, w)) {
+                    seen.push(v);
+                }
+            }
+        }
+    }
+    if seen.is_empty() {
+        return Some((filters.len(), 1));
+    }
+    let mut sum = 0;
+    for v in &seen {
+        *budget = budget.checked_sub(filters.len())?;
+        sum += filters.iter().filter(|f| f.admits(Some(v))).count();
+    }
+    Some((sum, seen.len()))
 }
 
 /// From this many branches, a dispatch indexes the strings its branches admit.
@@ -577,5 +626,43 @@ mod tests {
         assert!(!exclusive(
             json!({"oneOf": [{"type": "number"}, {"type": "integer"}]})
         ));
+    }
+
+    /// The property the root's `anyOf`/`oneOf` dispatches on.
+    fn dispatch_property(schema: Value) -> Option<String> {
+        let schema = Schema::compile(&schema).unwrap();
+        let c = &schema.compiled;
+        let span = c.keywords_of(c.root).iter().find_map(|kw| match kw {
+            Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
+            _ => None,
+        })?;
+        let d = c
+            .dispatches
+            .get(c.list_dispatch[span.start as usize] as usize)?;
+        Some(d.property.to_string())
+    }
+
+    #[test]
+    fn the_property_that_tells_branches_apart_is_chosen() {
+        // JSON-RPC: every branch pins `jsonrpc` to the same value, `method` to its own.
+        let request = |method: &str| {
+            json!({"type": "object", "required": ["jsonrpc", "method"], "properties": {
+                "jsonrpc": {"const": "2.0"}, "method": {"const": method}}})
+        };
+        let schema = json!({"anyOf": [request("a/list"), request("a/get"), request("b/call")]});
+        assert_eq!(dispatch_property(schema).as_deref(), Some("method"));
+        // Fewer branches pin `kind`, but it splits them better than `v`, which all share.
+        let schema = json!({"oneOf": [
+            {"properties": {"v": {"const": 1}, "kind": {"const": "x"}}},
+            {"properties": {"v": {"const": 1}, "kind": {"const": "y"}}},
+            {"properties": {"v": {"enum": [1]}}}
+        ]});
+        assert_eq!(dispatch_property(schema).as_deref(), Some("kind"));
+        // Equal splits: the property pinned in more branches, then the first by name.
+        let schema = json!({"oneOf": [
+            {"properties": {"b": {"const": 1}, "a": {"const": 1}}},
+            {"properties": {"b": {"const": 2}, "a": {"const": 2}}}
+        ]});
+        assert_eq!(dispatch_property(schema).as_deref(), Some("a"));
     }
 }
