@@ -395,6 +395,9 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             spec.walk = ObjectWalk::Nothing;
         }
         spec.met = c.walk_required(spec.names);
+        // An object with fewer keys than the names the walk must meet fails before the
+        // walk (a tagged branch missing a required member is turned away at once).
+        spec.min = spec.min.max(u64::from(spec.met));
         spec.table = c.names_table(spec.names);
         c.spec_of[i] = c.object_specs.len() as u32;
         c.object_specs.push(spec);
