@@ -944,7 +944,11 @@ fn deferred_find(d: &Deferred, subject: &str) -> MatchOutcome {
     let built = d
         .built
         .get_or_init(|| build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed));
-    find_with(built, subject)
+    match built {
+        // (What most deferred patterns become, without a second pass through the match.)
+        Matcher::Dfa(dfa) => dfa_find(dfa, subject),
+        built => find_with(built, subject),
+    }
 }
 
 /// Whether `source` is a valid ECMA-262 pattern, without compiling it
