@@ -163,6 +163,13 @@ pub enum ErrorKind {
         /// The schema's pattern.
         pattern: Arc<str>,
     },
+    /// [`Schema::evaluate`](crate::Schema::evaluate) stopped before the end: it evaluated
+    /// more subschemas, or kept more location text, than its budget allows
+    /// ([`EVALUATION_STEPS`](crate::EVALUATION_STEPS),
+    /// [`EVALUATION_OUTPUT_BYTES`](crate::EVALUATION_OUTPUT_BYTES)). Reported alone, at the
+    /// root; the instance counts as invalid. `is_valid` and `validate` have no such budget:
+    /// they stop at the first failure or match and stay linear in the instance.
+    EvaluationBudgetExceeded,
     /// `format` (when formats assert).
     Format {
         /// The format name.
@@ -271,6 +278,8 @@ impl ErrorKind {
             ErrorKind::MaxLength { .. } => "maxLength",
             ErrorKind::MinLength { .. } => "minLength",
             ErrorKind::Pattern { .. } | ErrorKind::PatternBudgetExceeded { .. } => "pattern",
+            // (Not a keyword's failure: the evaluation as a whole.)
+            ErrorKind::EvaluationBudgetExceeded => "",
             ErrorKind::Format { .. } => "format",
             ErrorKind::MaxItems { .. } => "maxItems",
             ErrorKind::MinItems { .. } => "minItems",
@@ -376,6 +385,13 @@ impl fmt::Display for ErrorKind {
                     clip(pattern)
                 )
             }
+            ErrorKind::EvaluationBudgetExceeded => write!(
+                f,
+                "evaluation stopped: it exceeded its budget of {} subschema evaluations or {} \
+                 bytes of locations (is_valid and validate have no such budget)",
+                crate::EVALUATION_STEPS,
+                crate::EVALUATION_OUTPUT_BYTES
+            ),
             ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),
             ErrorKind::MaxItems { limit } => {
                 write!(f, "must have at most {}", plural(*limit, "item", "items"))

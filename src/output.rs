@@ -47,6 +47,18 @@ impl Annotation {
     }
 }
 
+/// Most subschema evaluations one [`Schema::evaluate`] makes before it stops with
+/// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded):
+/// collecting annotations evaluates every branch of every `anyOf`/`oneOf`, so branches
+/// that re-enter the same subschema cost time exponential in the instance's depth.
+pub const EVALUATION_STEPS: u64 = 10_000_000;
+
+/// Most bytes of locations (instance, keyword, absolute, schema) one [`Schema::evaluate`]
+/// keeps for its errors and annotations before it stops with
+/// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded):
+/// every annotation holds its full locations, which grow with the instance's depth.
+pub const EVALUATION_OUTPUT_BYTES: u64 = 64 << 20;
+
 /// The result of [`Schema::evaluate`]: the errors, the annotations, and the standard
 /// output formats.
 ///

@@ -898,10 +898,59 @@ fn deep_instances_evaluate() {
 /// depth squared: 10,000 levels under `{"items": {"$ref": "#"}}` took 5.7 s and 898 MiB,
 /// 100,000 levels would take about 90 GB.
 #[test]
-#[ignore = "known limit, not fixed: every annotation of Schema::evaluate carries its full instance location, so output grows with depth squared (README, Security); is_valid/validate are linear"]
+#[ignore = "known limit: every annotation of Schema::evaluate carries its full instance location, so output grows with depth squared and evaluate stops with EvaluationBudgetExceeded past 64 MiB of locations instead of answering (README, Security); is_valid/validate are linear"]
 fn deep_instances_evaluate_in_linear_memory() {
     let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
     evaluate_deep(15_000, "15,000-deep instances, 7 schemas, evaluate");
+}
+
+/// `evaluate` tries every branch of every `oneOf` for its annotations: branches that
+/// re-enter the same subschema on the same item double the work at every level, and deep
+/// instances give every annotation a long location. Both end on the evaluation budget,
+/// with one error, in bounded time and memory.
+#[test]
+fn evaluate_stops_within_its_budget() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let budget_exceeded = |e: &toolschema::Evaluation| {
+        !e.is_valid()
+            && e.annotations().is_empty()
+            && e.errors().len() == 1
+            && *e.errors()[0].kind() == ErrorKind::EvaluationBudgetExceeded
+            && e.errors()[0].instance_location().is_empty()
+    };
+    // Two identical branches at each of 40 levels: 2^40 evaluations without a budget.
+    let doubling = Schema::compile(&json!({
+        "$defs": {"n": {"oneOf": [
+            {"items": {"$ref": "#/$defs/n"}},
+            {"items": {"$ref": "#/$defs/n"}, "title": "again"},
+            {"type": "array"}
+        ]}},
+        "$ref": "#/$defs/n"
+    }))
+    .unwrap();
+    let instance = Deep(nest_arrays(40, json!([])));
+    let e = measure("2^40 branch evaluations, evaluate", 256 * MIB, || {
+        doubling.evaluate(&instance)
+    });
+    assert!(budget_exceeded(&e), "{:?}", e.errors());
+    // A shallow instance of the same schema is evaluated in full.
+    let e = doubling.evaluate(&json!([[[]]]));
+    assert!(
+        e.errors()
+            .iter()
+            .all(|e| *e.kind() != ErrorKind::EvaluationBudgetExceeded)
+    );
+    assert_eq!(e.is_valid(), doubling.is_valid(&json!([[[]]])));
+    // 20,000 levels, each annotated: the locations alone would take gigabytes.
+    let titled = Schema::compile(&json!({"title": "t", "items": {"$ref": "#"}})).unwrap();
+    let instance = Deep(nest_arrays(20_000, json!(1)));
+    let e = measure(
+        "20,000-deep instance, annotated, evaluate",
+        256 * MIB,
+        || titled.evaluate(&instance),
+    );
+    assert!(budget_exceeded(&e), "{:?}", e.errors());
+    assert!(titled.is_valid(&instance));
 }
 
 #[test]

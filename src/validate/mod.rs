@@ -144,6 +144,13 @@ pub(crate) trait Collector {
     ) {
     }
 
+    /// Counts one node evaluation; `false` when the collector's budget is spent (the
+    /// `evaluate` path: see [`EvaluationBudget`]).
+    #[inline(always)]
+    fn step(&mut self) -> bool {
+        true
+    }
+
     /// Keeps the annotations of a branch that succeeded.
     #[inline(always)]
     fn absorb(&mut self, _branch: Self)
@@ -249,6 +256,43 @@ pub(crate) struct RawAnnotation {
 pub(crate) struct Outcome {
     pub(crate) errors: Vec<ValidationError>,
     pub(crate) annotations: Vec<RawAnnotation>,
+    budget: std::rc::Rc<EvaluationBudget>,
+}
+
+/// What one `evaluate` may spend, shared by the collectors of its branches. Collecting
+/// annotations evaluates every branch (no failure or match stops it) and keeps full
+/// locations for each annotation, so without a bound a schema whose branches re-enter
+/// the same subschema takes time exponential in the instance's depth, and a deep
+/// instance takes memory quadratic in it. Past either budget every node fails at once
+/// and the evaluation reports `EvaluationBudgetExceeded` alone.
+struct EvaluationBudget {
+    steps: std::cell::Cell<u64>,
+    bytes: std::cell::Cell<u64>,
+    exceeded: std::cell::Cell<bool>,
+}
+
+impl EvaluationBudget {
+    fn new() -> EvaluationBudget {
+        EvaluationBudget {
+            steps: std::cell::Cell::new(crate::EVALUATION_STEPS),
+            bytes: std::cell::Cell::new(crate::EVALUATION_OUTPUT_BYTES),
+            exceeded: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Takes `n` from `cell`; `false` (and the budget exceeded from then on) when short.
+    fn spend(&self, cell: &std::cell::Cell<u64>, n: u64) -> bool {
+        match cell.get().checked_sub(n) {
+            Some(left) if !self.exceeded.get() => {
+                cell.set(left);
+                true
+            }
+            _ => {
+                self.exceeded.set(true);
+                false
+            }
+        }
+    }
 }
 
 impl Collector for Outcome {
@@ -265,10 +309,18 @@ impl Collector for Outcome {
         kind: ErrorKind,
         causes: Vec<ValidationError>,
     ) {
+        if self.budget.exceeded.get() {
+            return;
+        }
         let name = c.keyword_names[keyword];
         let locations = location::error_locations(c, ctx.path, child, ctx.hop, node, name);
-        self.errors
-            .push(ValidationError::new(locations, kind, causes));
+        if self
+            .budget
+            .spend(&self.budget.bytes, locations.0.len() as u64)
+        {
+            self.errors
+                .push(ValidationError::new(locations, kind, causes));
+        }
     }
 
     fn full(&self) -> bool {
@@ -279,6 +331,7 @@ impl Collector for Outcome {
         Outcome {
             errors: Vec::new(),
             annotations: Vec::new(),
+            budget: self.budget.clone(),
         }
     }
 
@@ -294,8 +347,15 @@ impl Collector for Outcome {
         self.annotations.truncate(mark);
     }
 
+    fn step(&mut self) -> bool {
+        self.budget.spend(&self.budget.steps, 1)
+    }
+
     fn annotate(&mut self, c: &Compiled, ctx: Ctx<'_>, node: NodeId, name: &str, value: Value) {
-        self.annotations.push(RawAnnotation {
+        if self.budget.exceeded.get() {
+            return;
+        }
+        let annotation = RawAnnotation {
             instance_location: location::instance_pointer(ctx.path, None),
             keyword_location: location::keyword_pointer(c, ctx.hop, node, name),
             absolute_keyword_location: location::absolute_keyword_location(c, node, name),
@@ -305,7 +365,14 @@ impl Collector for Outcome {
             ),
             keyword: name.to_string(),
             value,
-        });
+        };
+        let size = annotation.instance_location.len()
+            + annotation.keyword_location.len()
+            + annotation.absolute_keyword_location.len()
+            + annotation.schema_location.len();
+        if self.budget.spend(&self.budget.bytes, size as u64) {
+            self.annotations.push(annotation);
+        }
     }
 
     fn absorb(&mut self, branch: Self) {
@@ -336,8 +403,18 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
     let mut out = Outcome {
         errors: Vec::new(),
         annotations: Vec::new(),
+        budget: std::rc::Rc::new(EvaluationBudget::new()),
     };
     run_root(c, instance, &mut out);
+    if out.budget.exceeded.get() {
+        // Whatever was gathered is partial: the budget error alone, at the root.
+        out.annotations = Vec::new();
+        out.errors = vec![ValidationError::new(
+            (String::new(), [0, 0]),
+            ErrorKind::EvaluationBudgetExceeded,
+            Vec::new(),
+        )];
+    }
     out
 }
 
@@ -707,6 +784,9 @@ fn eval_node<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
+    if C::ANNOTATE && !col.step() {
+        return false;
+    }
     let n = c.node(node);
     if C::FAIL_FAST && !enters_resource(c, n, &ctx) {
         // A node that only refers elsewhere (`{"$ref": ...}`, maybe typed): go there
