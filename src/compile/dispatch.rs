@@ -259,7 +259,7 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
     // branches per value: JSON-RPC messages pin `"jsonrpc": "2.0"` in every branch,
     // which rules none out, beside the `method` that tells them apart.
     let mut budget = SPREAD_BUDGET;
-    let mut best: Option<(Arc<str>, Vec<Filter>, (usize, usize))> = None;
+    let mut best: Option<(Arc<str>, Vec<Filter>, Spread)> = None;
     for (prop, _) in counts.into_iter().take_while(|(_, k)| *k >= 2) {
         let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
         let Some(spread) = spread(&filters, &mut budget) else {
@@ -327,11 +327,14 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
 /// best found so far is taken.
 const SPREAD_BUDGET: usize = 100_000;
 
+/// Branches admitted per listed value, summed; distinct listed values (see [`spread`]).
+type Spread = (usize, usize);
+
 /// How well a property's filters tell branches apart: (branches admitting each distinct
 /// listed value, summed; how many distinct values), the sum as large as the branches
 /// times one value when none is listed (nothing told apart by value). `None` when the
 /// budget runs out.
-fn spread(filters: &[Filter], budget: &mut usize) -> Option<(usize, usize)> {
+fn spread(filters: &[Filter], budget: &mut usize) -> Option<Spread> {
     let mut seen: Vec<&Value> = Vec::new();
     for f in filters {
         if let Filter::Accept {
