@@ -163,12 +163,12 @@ pub enum ErrorKind {
         /// The schema's pattern.
         pattern: Arc<str>,
     },
-    /// [`Schema::evaluate`](crate::Schema::evaluate) stopped before the end: it evaluated
-    /// more subschemas, or kept more location text, than its budget allows
-    /// ([`EVALUATION_STEPS`](crate::EVALUATION_STEPS),
-    /// [`EVALUATION_OUTPUT_BYTES`](crate::EVALUATION_OUTPUT_BYTES)). Reported alone, at the
-    /// root; the instance counts as invalid. `is_valid` and `validate` have no such budget:
-    /// they stop at the first failure or match and stay linear in the instance.
+    /// The call stopped before the end: it evaluated more subschemas than its budget
+    /// allows ([`EVALUATION_STEPS_MIN`](crate::EVALUATION_STEPS_MIN),
+    /// [`EVALUATION_STEPS_PER_VALUE`](crate::EVALUATION_STEPS_PER_VALUE)), or
+    /// [`Schema::evaluate`](crate::Schema::evaluate) kept more location text than
+    /// [`EVALUATION_OUTPUT_BYTES`](crate::EVALUATION_OUTPUT_BYTES). Reported alone, at the
+    /// root; the instance counts as invalid.
     EvaluationBudgetExceeded,
     /// `format` (when formats assert).
     Format {
@@ -385,12 +385,9 @@ impl fmt::Display for ErrorKind {
                     clip(pattern)
                 )
             }
-            ErrorKind::EvaluationBudgetExceeded => write!(
-                f,
-                "evaluation stopped: it exceeded its budget of {} subschema evaluations or {} \
-                 bytes of locations (is_valid and validate have no such budget)",
-                crate::EVALUATION_STEPS,
-                crate::EVALUATION_OUTPUT_BYTES
+            ErrorKind::EvaluationBudgetExceeded => f.write_str(
+                "evaluation stopped: the schema applies the same subschemas to the instance \
+                 more often than its budget allows, or its output grew too large",
             ),
             ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),
             ErrorKind::MaxItems { limit } => {

@@ -474,6 +474,38 @@ pub(crate) fn has_key(o: &serde_json::Map<String, Value>, name: &str) -> bool {
     }
 }
 
+/// How many values `root` holds, itself included. Iterative (instances may be deep), and
+/// holding one iterator per level, not one entry per value.
+pub(crate) fn count_values(root: &Value) -> usize {
+    enum Level<'a> {
+        Items(std::slice::Iter<'a, Value>),
+        Members(serde_json::map::Values<'a>),
+    }
+    let mut count = 0usize;
+    let mut levels: Vec<Level<'_>> = Vec::new();
+    let mut next = Some(root);
+    loop {
+        if let Some(v) = next.take() {
+            count += 1;
+            match v {
+                Value::Array(items) => levels.push(Level::Items(items.iter())),
+                Value::Object(members) => levels.push(Level::Members(members.values())),
+                _ => {}
+            }
+        }
+        let Some(level) = levels.last_mut() else {
+            return count;
+        };
+        next = match level {
+            Level::Items(it) => it.next(),
+            Level::Members(it) => it.next(),
+        };
+        if next.is_none() {
+            levels.pop();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +566,22 @@ mod tests {
             for absent in ["", "key", "key00", "kez0", "key0 ", "\u{e9}"] {
                 assert!(!has_key(&o, absent), "{size} {absent:?}");
             }
+        }
+    }
+
+    #[test]
+    fn values_are_counted_at_any_depth() {
+        assert_eq!(count_values(&json!(1)), 1);
+        assert_eq!(count_values(&json!([])), 1);
+        assert_eq!(count_values(&json!({"a": [1, 2, {"b": null}], "c": {}})), 7);
+        let mut deep = json!(0);
+        for _ in 0..100_000 {
+            deep = Value::Array(vec![deep, json!(1)]);
+        }
+        assert_eq!(count_values(&deep), 200_001);
+        // (Dropped level by level: the default drop would recurse 100,000 deep.)
+        while let Value::Array(mut items) = deep {
+            deep = items.swap_remove(0);
         }
     }
 }

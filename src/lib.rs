@@ -52,7 +52,10 @@ pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, Valida
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};
-pub use output::{Annotation, EVALUATION_OUTPUT_BYTES, EVALUATION_STEPS, Evaluation};
+pub use output::{
+    Annotation, EVALUATION_OUTPUT_BYTES, EVALUATION_STEPS_MIN, EVALUATION_STEPS_PER_VALUE,
+    Evaluation,
+};
 pub use schema::{ErrorIter, Schema};
 
 /// The README's Rust examples run as doctests, so they stay true.

@@ -47,11 +47,18 @@ impl Annotation {
     }
 }
 
-/// Most subschema evaluations one [`Schema::evaluate`] makes before it stops with
-/// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded):
-/// collecting annotations evaluates every branch of every `anyOf`/`oneOf`, so branches
-/// that re-enter the same subschema cost time exponential in the instance's depth.
-pub const EVALUATION_STEPS: u64 = 10_000_000;
+/// Subschema evaluations one call (`is_valid`, `validate`, `iter_errors`, `evaluate`)
+/// may make before its budget is set by the instance's size: evaluation does the work of
+/// a subschema again each time it is applied to the same value, so a schema that applies
+/// one recursive subschema twice per level (two `oneOf` branches, an `allOf` of two
+/// references) doubles the work at every level of the instance.
+pub const EVALUATION_STEPS_MIN: u64 = 1 << 20;
+
+/// Subschema evaluations one call may make per value of the instance, once past
+/// [`EVALUATION_STEPS_MIN`]. Past both, the call stops: `is_valid` answers `false`, the
+/// others report [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded)
+/// alone. Real schemas evaluate a few, or a few dozen, subschemas per value.
+pub const EVALUATION_STEPS_PER_VALUE: u64 = 1024;
 
 /// Most bytes of locations (instance, keyword, absolute, schema) one [`Schema::evaluate`]
 /// keeps for its errors and annotations before it stops with

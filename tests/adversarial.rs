@@ -953,6 +953,91 @@ fn evaluate_stops_within_its_budget() {
     assert!(titled.is_valid(&instance));
 }
 
+/// The same doubling schema, on the paths that stop at the first failure or match: they
+/// too apply both branches at every level, and stop on the step budget.
+#[test]
+fn doubling_branches_stop_on_the_step_budget() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    for (name, doubling) in [
+        (
+            "oneOf",
+            json!({"$defs": {"n": {"oneOf": [
+                {"items": {"$ref": "#/$defs/n"}},
+                {"items": {"$ref": "#/$defs/n"}, "minItems": 0},
+                {"type": "array"}
+            ]}}, "$ref": "#/$defs/n"}),
+        ),
+        (
+            "allOf",
+            json!({"allOf": [{"items": {"$ref": "#"}}, {"items": {"$ref": "#"}, "title": "x"}]}),
+        ),
+        (
+            "properties and patternProperties",
+            json!({"properties": {"a": {"$ref": "#"}}, "patternProperties": {"^a": {"$ref": "#"}}}),
+        ),
+    ] {
+        let schema = Schema::compile(&doubling).unwrap();
+        let instance = if name.starts_with("properties") {
+            Deep(nest("a", 60, json!({})))
+        } else {
+            Deep(nest_arrays(60, json!([])))
+        };
+        measure(
+            &format!("2^60 {name} evaluations, every path"),
+            256 * MIB,
+            || {
+                assert!(!schema.is_valid(&instance), "{name}");
+                let errors = schema.validate(&instance).unwrap_err();
+                let kinds: Vec<&ErrorKind> = errors.iter().map(|e| e.kind()).collect();
+                assert_eq!(kinds, [&ErrorKind::EvaluationBudgetExceeded], "{name}");
+                let iterated: Vec<_> = schema.iter_errors(&instance).collect();
+                assert_eq!(iterated.len(), 1, "{name}");
+                assert_eq!(*iterated[0].kind(), ErrorKind::EvaluationBudgetExceeded);
+                assert!(!schema.evaluate(&instance).is_valid(), "{name}");
+            },
+        );
+    }
+}
+
+/// The step budget grows with the instance: a large legitimate instance that needs more
+/// than the first million steps is validated in full.
+#[test]
+fn large_instances_are_not_cut_short_by_the_step_budget() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    // Four union nodes per item (none a switch on types alone): 1.6 million steps for
+    // 400,000 items.
+    let schema = Schema::compile(&json!({"items": {"anyOf": [
+        {"type": "object", "required": ["x"]},
+        {"type": "object", "properties": {
+            "a": {"allOf": [{"type": "integer"}, {"minimum": 0}]},
+            "b": {"anyOf": [{"type": "integer", "minimum": 5}, {"type": ["null", "integer"]}]},
+            "c": {"allOf": [{"type": "string"}, {"maxLength": 3}]}
+        }}
+    ]}}))
+    .unwrap();
+    let n = size(400_000);
+    let item = json!({"a": 1, "b": null, "c": "s"});
+    let mut instance = Value::Array(vec![item; n]);
+    measure(&format!("{n} items through four unions"), 64 * MIB, || {
+        assert!(schema.is_valid(&instance));
+        assert!(schema.validate(&instance).is_ok());
+        assert!(schema.iter_errors(&instance).next().is_none());
+    });
+    if let Value::Array(items) = &mut instance {
+        items[n - 1] = json!({"a": -1});
+    }
+    measure(
+        &format!("{n} items, the last one invalid"),
+        64 * MIB,
+        || {
+            assert!(!schema.is_valid(&instance));
+            let errors = schema.validate(&instance).unwrap_err();
+            let e = errors.iter().next().unwrap();
+            assert_eq!(*e.kind(), ErrorKind::AnyOf { branches: 2 });
+        },
+    );
+}
+
 #[test]
 fn ten_million_unique_items() {
     let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());

@@ -49,6 +49,78 @@ pub(crate) struct Frame<'a> {
     pub(crate) hop: &'a Hop<'a>,
     /// Below this stack address the current stack segment runs into its red zone.
     pub(crate) stack_limit: usize,
+    /// The evaluation's step budget, shared by every frame of one call.
+    pub(crate) budget: &'a Budget<'a>,
+}
+
+/// How many node evaluations one call may make. Evaluation without memoising does the
+/// work of a subschema again each time it is applied to the same value, so a schema that
+/// applies one recursive subschema twice per level (two `oneOf` branches, an `allOf` of
+/// two references) doubles the work at every level of the instance. The budget starts at
+/// [`crate::EVALUATION_STEPS_MIN`]; spent, it is set once to
+/// [`crate::EVALUATION_STEPS_PER_VALUE`] per value of the instance (counted then, so a
+/// large legitimate instance is never cut short and a small one pays nothing). Spent
+/// again, every node fails at once and the call reports `EvaluationBudgetExceeded`.
+pub(crate) struct Budget<'a> {
+    left: std::cell::Cell<u64>,
+    root: &'a Value,
+    refilled: std::cell::Cell<bool>,
+    exceeded: std::cell::Cell<bool>,
+}
+
+impl<'a> Budget<'a> {
+    pub(crate) fn new(root: &'a Value) -> Budget<'a> {
+        Budget {
+            left: std::cell::Cell::new(crate::EVALUATION_STEPS_MIN),
+            root,
+            refilled: std::cell::Cell::new(false),
+            exceeded: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Takes one step; `false` once the budget is exceeded.
+    #[inline(always)]
+    fn step(&self) -> bool {
+        match self.left.get() {
+            0 => self.refill(),
+            left => {
+                self.left.set(left - 1);
+                true
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill(&self) -> bool {
+        if self.refilled.replace(true) {
+            self.exceeded.set(true);
+            return false;
+        }
+        let values = json::count_values(self.root) as u64;
+        let more = values
+            .saturating_mul(crate::EVALUATION_STEPS_PER_VALUE)
+            .saturating_sub(crate::EVALUATION_STEPS_MIN);
+        if more == 0 {
+            self.exceeded.set(true);
+            return false;
+        }
+        self.left.set(more - 1);
+        true
+    }
+
+    pub(crate) fn exceeded(&self) -> bool {
+        self.exceeded.get()
+    }
+}
+
+/// The error of a call that ran out of its budget, alone at the root.
+fn budget_exceeded() -> ValidationError {
+    ValidationError::new(
+        (String::new(), [0, 0]),
+        ErrorKind::EvaluationBudgetExceeded,
+        Vec::new(),
+    )
 }
 
 /// The evaluation context, passed to every call: one pointer to its frame, so it travels
@@ -142,13 +214,6 @@ pub(crate) trait Collector {
         _name: &str,
         _value: Value,
     ) {
-    }
-
-    /// Counts one node evaluation; `false` when the collector's budget is spent (the
-    /// `evaluate` path: see [`EvaluationBudget`]).
-    #[inline(always)]
-    fn step(&mut self) -> bool {
-        true
     }
 
     /// Keeps the annotations of a branch that succeeded.
@@ -256,35 +321,24 @@ pub(crate) struct RawAnnotation {
 pub(crate) struct Outcome {
     pub(crate) errors: Vec<ValidationError>,
     pub(crate) annotations: Vec<RawAnnotation>,
-    budget: std::rc::Rc<EvaluationBudget>,
+    output: std::rc::Rc<OutputBudget>,
 }
 
-/// What one `evaluate` may spend, shared by the collectors of its branches. Collecting
-/// annotations evaluates every branch (no failure or match stops it) and keeps full
-/// locations for each annotation, so without a bound a schema whose branches re-enter
-/// the same subschema takes time exponential in the instance's depth, and a deep
-/// instance takes memory quadratic in it. Past either budget every node fails at once
-/// and the evaluation reports `EvaluationBudgetExceeded` alone.
-struct EvaluationBudget {
-    steps: std::cell::Cell<u64>,
-    bytes: std::cell::Cell<u64>,
+/// The bytes of locations one `evaluate` may still keep, shared by the collectors of its
+/// branches: every annotation holds its full locations, so a deep instance would take
+/// memory quadratic in its depth. Past it the evaluation reports
+/// `EvaluationBudgetExceeded` alone.
+struct OutputBudget {
+    left: std::cell::Cell<u64>,
     exceeded: std::cell::Cell<bool>,
 }
 
-impl EvaluationBudget {
-    fn new() -> EvaluationBudget {
-        EvaluationBudget {
-            steps: std::cell::Cell::new(crate::EVALUATION_STEPS),
-            bytes: std::cell::Cell::new(crate::EVALUATION_OUTPUT_BYTES),
-            exceeded: std::cell::Cell::new(false),
-        }
-    }
-
-    /// Takes `n` from `cell`; `false` (and the budget exceeded from then on) when short.
-    fn spend(&self, cell: &std::cell::Cell<u64>, n: u64) -> bool {
-        match cell.get().checked_sub(n) {
+impl OutputBudget {
+    /// Takes `n` bytes; `false` (and exceeded from then on) when short.
+    fn spend(&self, n: u64) -> bool {
+        match self.left.get().checked_sub(n) {
             Some(left) if !self.exceeded.get() => {
-                cell.set(left);
+                self.left.set(left);
                 true
             }
             _ => {
@@ -309,15 +363,12 @@ impl Collector for Outcome {
         kind: ErrorKind,
         causes: Vec<ValidationError>,
     ) {
-        if self.budget.exceeded.get() {
+        if self.output.exceeded.get() {
             return;
         }
         let name = c.keyword_names[keyword];
         let locations = location::error_locations(c, ctx.path, child, ctx.hop, node, name);
-        if self
-            .budget
-            .spend(&self.budget.bytes, locations.0.len() as u64)
-        {
+        if self.output.spend(locations.0.len() as u64) {
             self.errors
                 .push(ValidationError::new(locations, kind, causes));
         }
@@ -331,7 +382,7 @@ impl Collector for Outcome {
         Outcome {
             errors: Vec::new(),
             annotations: Vec::new(),
-            budget: self.budget.clone(),
+            output: self.output.clone(),
         }
     }
 
@@ -347,12 +398,8 @@ impl Collector for Outcome {
         self.annotations.truncate(mark);
     }
 
-    fn step(&mut self) -> bool {
-        self.budget.spend(&self.budget.steps, 1)
-    }
-
     fn annotate(&mut self, c: &Compiled, ctx: Ctx<'_>, node: NodeId, name: &str, value: Value) {
-        if self.budget.exceeded.get() {
+        if self.output.exceeded.get() {
             return;
         }
         let annotation = RawAnnotation {
@@ -370,7 +417,7 @@ impl Collector for Outcome {
             + annotation.keyword_location.len()
             + annotation.absolute_keyword_location.len()
             + annotation.schema_location.len();
-        if self.budget.spend(&self.budget.bytes, size as u64) {
+        if self.output.spend(size as u64) {
             self.annotations.push(annotation);
         }
     }
@@ -382,7 +429,12 @@ impl Collector for Outcome {
 
 /// Evaluates the root node against `instance` with `col`, from an empty context.
 #[inline]
-fn run_root<C: Collector>(c: &Compiled, instance: &Value, col: &mut C) -> bool {
+fn run_root<C: Collector>(
+    c: &Compiled,
+    instance: &Value,
+    col: &mut C,
+    budget: &Budget<'_>,
+) -> bool {
     let path = Path::root();
     let scope = Scope {
         resource: c.node(c.root).resource,
@@ -394,6 +446,7 @@ fn run_root<C: Collector>(c: &Compiled, instance: &Value, col: &mut C) -> bool {
         scope: &scope,
         hop: &hop,
         stack_limit: stack_limit(),
+        budget,
     };
     eval(c, c.root, instance, Ctx(&frame), col)
 }
@@ -403,25 +456,26 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
     let mut out = Outcome {
         errors: Vec::new(),
         annotations: Vec::new(),
-        budget: std::rc::Rc::new(EvaluationBudget::new()),
+        output: std::rc::Rc::new(OutputBudget {
+            left: std::cell::Cell::new(crate::EVALUATION_OUTPUT_BYTES),
+            exceeded: std::cell::Cell::new(false),
+        }),
     };
-    run_root(c, instance, &mut out);
-    if out.budget.exceeded.get() {
+    let budget = Budget::new(instance);
+    run_root(c, instance, &mut out, &budget);
+    if budget.exceeded() || out.output.exceeded.get() {
         // Whatever was gathered is partial: the budget error alone, at the root.
         out.annotations = Vec::new();
-        out.errors = vec![ValidationError::new(
-            (String::new(), [0, 0]),
-            ErrorKind::EvaluationBudgetExceeded,
-            Vec::new(),
-        )];
+        out.errors = vec![budget_exceeded()];
     }
     out
 }
 
 /// Whether `instance` conforms to the compiled schema.
 pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
+    let budget = Budget::new(instance);
     if c.dynamic_scope {
-        return run_root(c, instance, &mut FailFast);
+        return run_root(c, instance, &mut FailFast, &budget) && !budget.exceeded();
     }
     // The fail-fast path reads no location, and no scope when none is kept: the context
     // points at constants instead of links built per call (a fifth of a small call).
@@ -436,8 +490,10 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
         scope: &SCOPE,
         hop: &HOP,
         stack_limit: stack_limit(),
+        budget: &budget,
     };
-    eval(c, c.root, instance, Ctx(&frame), &mut FailFast)
+    // (A budget exceeded inside a `not` may have made it pass: the answer is `false`.)
+    eval(c, c.root, instance, Ctx(&frame), &mut FailFast) && !budget.exceeded()
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
@@ -453,7 +509,17 @@ pub(crate) fn collect_errors(
         max,
         errors: Vec::new(),
     };
-    run_root(c, instance, &mut errors);
+    let budget = Budget::new(instance);
+    run_root(c, instance, &mut errors, &budget);
+    if budget.exceeded() {
+        // What was collected may be wrong (a `not` over an exceeded subschema passes): the
+        // budget error alone, once.
+        return if skip == 0 && max > 0 {
+            vec![budget_exceeded()]
+        } else {
+            Vec::new()
+        };
+    }
     errors.errors
 }
 
@@ -551,6 +617,10 @@ fn union<C: Collector>(
     {
         let branch = branches[json::kind_index(instance)];
         return !branch.is_none() && eval(c, branch, instance, ctx, col);
+    }
+    // (A step where one value may meet several subschemas; see `Budget`.)
+    if !ctx.budget.step() {
+        return false;
     }
     match c.keywords[n.body()] {
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
@@ -784,9 +854,6 @@ fn eval_node<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    if C::ANNOTATE && !col.step() {
-        return false;
-    }
     let n = c.node(node);
     if C::FAIL_FAST && !enters_resource(c, n, &ctx) {
         // A node that only refers elsewhere (`{"$ref": ...}`, maybe typed): go there
@@ -797,6 +864,10 @@ fn eval_node<C: Collector>(
         {
             return eval(c, target, instance, ctx, col);
         }
+    }
+    // (A step where one value may meet several subschemas; see `Budget`.)
+    if !ctx.budget.step() {
+        return false;
     }
     // Entering another resource extends the dynamic scope (kept only when some
     // `$dynamicRef` reads it).
@@ -1385,13 +1456,15 @@ fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
         parent: None,
     };
     let hop = Hop::root(node);
+    let budget = Budget::new(instance);
     let frame = Frame {
         path: &path,
         scope: &scope,
         hop: &hop,
         stack_limit: stack_limit(),
+        budget: &budget,
     };
-    eval_node(c, node, instance, Ctx(&frame), &mut FailFast)
+    eval_node(c, node, instance, Ctx(&frame), &mut FailFast) && !budget.exceeded()
 }
 
 /// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
@@ -1561,6 +1634,10 @@ fn patterned_walk(
     o: &Map<String, Value>,
     ctx: Ctx<'_>,
 ) -> bool {
+    // (A step where one value may meet several subschemas; see `Budget`.)
+    if !ctx.budget.step() {
+        return false;
+    }
     let a = c.additional[i as usize];
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = is_false_schema(c, a.node);
