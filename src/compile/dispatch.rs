@@ -260,8 +260,22 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
     // which rules none out, beside the `method` that tells them apart.
     let mut budget = SPREAD_BUDGET;
     let mut best: Option<(Arc<str>, Vec<Filter>, Spread)> = None;
-    for (prop, _) in counts.into_iter().take_while(|(_, k)| *k >= 2) {
+    // (The few most pinned are scored: each score derives a filter per branch, and
+    // FHIR's hundred and more resource types pin several names each.)
+    let candidates: Vec<Arc<str>> = counts
+        .into_iter()
+        .take_while(|(_, k)| *k >= 2)
+        .take(CANDIDATES)
+        .map(|(prop, _)| prop)
+        .collect();
+    let alone = candidates.len() == 1;
+    for prop in candidates {
         let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
+        if alone {
+            // (Nothing to compare it with.)
+            best = Some((prop, filters, (0, 0)));
+            break;
+        }
         let Some(spread) = spread(&filters, &mut budget) else {
             break;
         };
@@ -269,8 +283,13 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         let better = best
             .as_ref()
             .is_none_or(|(_, _, (sum, seen))| spread.0 * (*seen).max(1) < *sum * spread.1.max(1));
+        // One branch per value: no property can do better.
+        let perfect = spread.0 == spread.1;
         if better {
             best = Some((prop, filters, spread));
+        }
+        if perfect {
+            break;
         }
     }
     let (prop, filters, _) = best?;
@@ -322,6 +341,10 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         open,
     })
 }
+
+/// Most properties scored when choosing a list's discriminating property (the most
+/// often pinned first).
+const CANDIDATES: usize = 4;
 
 /// Most value comparisons spent choosing a list's discriminating property; past it the
 /// best found so far is taken.
