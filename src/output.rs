@@ -52,7 +52,7 @@ impl Annotation {
 /// a subschema again each time it is applied to the same value, so a schema that applies
 /// one recursive subschema twice per level (two `oneOf` branches, an `allOf` of two
 /// references) doubles the work at every level of the instance.
-pub const EVALUATION_STEPS_MIN: u64 = 1 << 20;
+pub const EVALUATION_STEPS_MIN: u64 = 1 << 16;
 
 /// Subschema evaluations one call may make per value of the instance, once past
 /// [`EVALUATION_STEPS_MIN`]. Past both, the call stops: `is_valid` answers `false`, the

@@ -1000,7 +1000,7 @@ fn doubling_branches_stop_on_the_step_budget() {
 }
 
 /// The step budget grows with the instance: a large legitimate instance that needs more
-/// than the first million steps is validated in full.
+/// than the first 65,536 steps is validated in full.
 #[test]
 fn large_instances_are_not_cut_short_by_the_step_budget() {
     let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
