@@ -550,6 +550,13 @@ pub(crate) struct Compiled {
     /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
     /// no instance can match two of (see `dispatch::exclusive`): the first match decides.
     pub(crate) list_exclusive: Vec<bool>,
+    /// Per `node_lists` entry of a `oneOf`/`anyOf` list: names of which an object the
+    /// branch accepts holds at least one (`None`: not known; empty: no object is
+    /// accepted), see `dispatch::presence`; empty when no list has any.
+    pub(crate) presence: Vec<Option<Box<[Arc<str>]>>>,
+    /// Per `node_lists` entry: true at the first entry of a list some of whose branches
+    /// have a presence filter.
+    pub(crate) list_presence: Vec<bool>,
     pub(crate) contains: Vec<Contains>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation

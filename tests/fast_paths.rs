@@ -1255,3 +1255,57 @@ fn json_rpc_branches_dispatch_on_the_tag_that_tells_them_apart() {
         false,
     );
 }
+
+#[test]
+fn branches_told_apart_by_the_names_they_require() {
+    // No tag: the branches differ in what they require, through references, nested
+    // unions and `allOf`; some take no object at all.
+    let schema = Schema::compile(&json!({
+        "oneOf": [
+            {"$ref": "#/$defs/instant"},
+            {"type": "object", "required": ["interval"], "properties": {"interval": {"type": "array"}}},
+            {"type": "string"},
+            {"type": "object", "allOf": [{"required": ["property"]}, {"properties": {"property": {"type": "string"}}}]},
+            {"anyOf": [{"type": "number"}, {"type": "object", "required": ["op", "args"]}]}
+        ],
+        "$defs": {"instant": {"oneOf": [
+            {"type": "object", "required": ["date"], "properties": {"date": {"type": "string"}}},
+            {"type": "object", "required": ["timestamp"], "properties": {"timestamp": {"type": "string"}}}
+        ]}}
+    }))
+    .unwrap();
+    check(&schema, &json!({"date": "2020-01-01"}), true);
+    check(&schema, &json!({"timestamp": "t"}), true);
+    check(&schema, &json!({"date": "d", "timestamp": "t"}), false);
+    check(&schema, &json!({"date": 1}), false);
+    check(&schema, &json!({"interval": []}), true);
+    check(&schema, &json!({"interval": 1}), false);
+    check(&schema, &json!({"property": "p"}), true);
+    check(&schema, &json!({"property": 1}), false);
+    check(&schema, &json!({"op": "x", "args": []}), true);
+    check(&schema, &json!({"op": "x"}), false);
+    check(
+        &schema,
+        &json!({"property": "p", "op": "x", "args": []}),
+        false,
+    );
+    check(&schema, &json!({}), false);
+    check(&schema, &json!({"other": 1}), false);
+    check(&schema, &json!("text"), true);
+    check(&schema, &json!(3), true);
+    check(&schema, &json!(null), false);
+    // The same names as anyOf: any branch will do.
+    let any = Schema::compile(&json!({"anyOf": [
+        {"required": ["a"], "properties": {"a": {"type": "integer"}}},
+        {"oneOf": [{"required": ["b"]}, {"required": ["c"]}]},
+        {"type": "object", "maxProperties": 0}
+    ]}))
+    .unwrap();
+    check(&any, &json!({"a": 1}), true);
+    check(&any, &json!({"a": "x"}), false);
+    check(&any, &json!({"b": 1}), true);
+    check(&any, &json!({"a": "x", "c": 1}), true);
+    check(&any, &json!({}), true);
+    check(&any, &json!({"d": 1}), false);
+    check(&any, &json!([1]), true);
+}

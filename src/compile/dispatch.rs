@@ -545,6 +545,75 @@ fn filters_disjoint(a: &Filter, b: &Filter, budget: &mut usize) -> Option<bool> 
 }
 
 /// Builds the dispatch table of every `oneOf`/`anyOf`, and marks the exclusive `oneOf`s.
+/// Most names a presence filter holds (more cost more lookups than they save).
+const PRESENCE_MAX: usize = 4;
+
+/// Names of which every object `node` accepts holds at least one: a name it requires; for
+/// a `oneOf`/`anyOf`, one from each branch; none at all when it accepts no object.
+/// `None` when not known (a branch that requires nothing, a dynamic reference, too deep,
+/// too many names). Sound: an object holding none of the names fails `node`.
+fn presence(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Arc<str>>> {
+    use crate::json::JsonType::Object;
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    // The keywords of a node all hold: the smallest set any of them gives.
+    let mut best: Option<Vec<Arc<str>>> = None;
+    let mut offer = |found: Option<Vec<Arc<str>>>| {
+        if let Some(names) = found
+            && best.as_ref().is_none_or(|b| names.len() < b.len())
+        {
+            best = Some(names);
+        }
+    };
+    for kw in c.keywords_of(node) {
+        match *kw {
+            Keyword::False => offer(Some(Vec::new())),
+            Keyword::Type(set) if !set.contains(Object) => offer(Some(Vec::new())),
+            Keyword::Const(i) if !c.values[i as usize].is_object() => offer(Some(Vec::new())),
+            Keyword::Enum(span) if c.values[span.range()].iter().all(|v| !v.is_object()) => {
+                offer(Some(Vec::new()))
+            }
+            Keyword::Required(span) => offer(
+                c.strings[span.range()]
+                    .first()
+                    .map(|name| vec![name.clone()]),
+            ),
+            Keyword::Ref(t) => offer(presence(c, t, depth + 1)),
+            Keyword::AllOf(span) => {
+                for &n in c.node_list(span) {
+                    offer(presence(c, n, depth + 1));
+                }
+            }
+            Keyword::AnyOf(span) | Keyword::OneOf(span) => {
+                let mut names: Vec<Arc<str>> = Vec::new();
+                let mut known = true;
+                for &n in c.node_list(span) {
+                    match presence(c, n, depth + 1) {
+                        Some(more) => {
+                            for name in more {
+                                if !names.contains(&name) {
+                                    names.push(name);
+                                }
+                            }
+                        }
+                        None => known = false,
+                    }
+                    if !known || names.len() > PRESENCE_MAX {
+                        known = false;
+                        break;
+                    }
+                }
+                if known {
+                    offer(Some(names));
+                }
+            }
+            _ => {}
+        }
+    }
+    best.filter(|names| names.len() <= PRESENCE_MAX)
+}
+
 pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
     c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
     c.list_exclusive = vec![false; c.node_lists.len()];
@@ -572,6 +641,44 @@ pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
         if one_of && !c.list_exclusive[at] {
             let dispatch = c.dispatches.get(c.list_dispatch[at] as usize);
             c.list_exclusive[at] = exclusive(c, span, dispatch);
+        }
+        if c.list_presence.get(at) != Some(&true) {
+            // Not for a branch that requires the dispatch's tag and lists its values: an
+            // object the tag admits there was picked by it, its names are most likely
+            // there too, and the lookups would be wasted.
+            let dispatch = c.dispatches.get(c.list_dispatch[at] as usize);
+            let picked_by_tag = |j: usize| {
+                dispatch.is_some_and(|d| {
+                    matches!(
+                        d.filters.get(j),
+                        Some(Filter::Accept {
+                            values: Some(_),
+                            required: true,
+                            ..
+                        })
+                    )
+                })
+            };
+            let found: Vec<Option<Box<[Arc<str>]>>> = c
+                .node_list(span)
+                .iter()
+                .enumerate()
+                .map(|(j, &b)| {
+                    (!picked_by_tag(j))
+                        .then(|| presence(c, b, 0).map(Vec::into_boxed_slice))
+                        .flatten()
+                })
+                .collect();
+            if found.iter().any(Option::is_some) {
+                if c.presence.is_empty() {
+                    c.presence = vec![None; c.node_lists.len()];
+                    c.list_presence = vec![false; c.node_lists.len()];
+                }
+                for (j, names) in found.into_iter().enumerate() {
+                    c.presence[at + j] = names;
+                }
+                c.list_presence[at] = true;
+            }
         }
     }
 }
@@ -690,5 +797,65 @@ mod tests {
             {"properties": {"b": {"const": 2}, "a": {"const": 2}}}
         ]});
         assert_eq!(dispatch_property(schema).as_deref(), Some("a"));
+    }
+
+    /// The presence filters of the root's `anyOf`/`oneOf` branches, names sorted.
+    fn presence_of(schema: Value) -> Vec<Option<Vec<String>>> {
+        let schema = Schema::compile(&schema).unwrap();
+        let c = &schema.compiled;
+        let span = c
+            .keywords_of(c.root)
+            .iter()
+            .find_map(|kw| match kw {
+                Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
+                _ => None,
+            })
+            .unwrap();
+        if c.list_presence.get(span.start as usize) != Some(&true) {
+            return vec![None; span.len()];
+        }
+        c.presence[span.range()]
+            .iter()
+            .map(|p| {
+                p.as_ref().map(|names| {
+                    let mut names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+                    names.sort();
+                    names
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn presence_filters_name_what_every_accepted_object_holds() {
+        let names = |n: &[&str]| Some(n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            presence_of(json!({"oneOf": [
+                {"required": ["date"]},
+                {"required": ["timestamp", "x"]},
+                {"type": "string"},
+                {"properties": {"a": {}}},
+                {"$ref": "#/$defs/either"},
+                {"allOf": [{"required": ["p", "q"]}, {"oneOf": [{"type": "number"}, {"required": ["r"]}]}]}
+            ], "$defs": {"either": {"anyOf": [{"required": ["geometry"]}, {"required": ["bbox"]}]}}})),
+            vec![
+                names(&["date"]),
+                names(&["timestamp"]),
+                // No object at all: any object is turned away.
+                names(&[]),
+                // Requires nothing: not known.
+                None,
+                names(&["bbox", "geometry"]),
+                // The smallest of the conjuncts' sets (the first of equal ones).
+                names(&["p"]),
+            ]
+        );
+        // A branch that requires nothing makes its union unknown.
+        assert_eq!(
+            presence_of(
+                json!({"anyOf": [{"anyOf": [{"required": ["a"]}, {}]}, {"required": ["b"]}]})
+            ),
+            vec![None, names(&["b"])]
+        );
     }
 }

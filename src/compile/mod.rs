@@ -221,6 +221,8 @@ impl<'a> Compiler<'a> {
                 property_rank: Vec::new(),
                 list_dispatch: Vec::new(),
                 list_exclusive: Vec::new(),
+                presence: Vec::new(),
+                list_presence: Vec::new(),
                 dispatches: Vec::new(),
                 contains: Vec::new(),
                 dynamic_refs: Vec::new(),

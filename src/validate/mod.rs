@@ -990,7 +990,7 @@ fn one_of_matches(
     match pick.indexed() {
         Some(branches) => {
             for j in branches {
-                if valid_at(c, children[j], instance, ctx) {
+                if pick.present(j) && valid_at(c, children[j], instance, ctx) {
                     matched += 1;
                     if matched == enough {
                         break;
@@ -1018,7 +1018,9 @@ fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_
     let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
     match pick.indexed() {
-        Some(mut branches) => branches.any(|j| valid_at(c, children[j], instance, ctx)),
+        Some(mut branches) => {
+            branches.any(|j| pick.present(j) && valid_at(c, children[j], instance, ctx))
+        }
         None => children
             .iter()
             .enumerate()
@@ -2279,10 +2281,15 @@ fn applicator_annotation<C: Collector>(
     col.annotate(c, ctx, node, name, value);
 }
 
+/// A branch's presence filter (`Compiled::presence`).
+type Presence = Option<Box<[std::sync::Arc<str>]>>;
+
 /// The branches of a `oneOf`/`anyOf` that its discriminator leaves possible.
 struct Dispatched<'c, 'v> {
     dispatch: Option<&'c crate::schema::Dispatch>,
     found: Option<&'v Value>,
+    /// The list's presence filters and the object they test, when it has some.
+    presence: Option<(&'c [Presence], &'v Map<String, Value>)>,
 }
 
 impl<'c, 'v> Dispatched<'c, 'v> {
@@ -2293,14 +2300,28 @@ impl<'c, 'v> Dispatched<'c, 'v> {
             .get(span.start as usize)
             .copied()
             .unwrap_or(u32::MAX);
-        match (c.dispatches.get(d as usize), instance) {
-            (Some(d), Value::Object(o)) => Dispatched {
-                dispatch: Some(d),
-                found: o.get(d.property.as_ref()),
-            },
-            _ => Dispatched {
+        let Value::Object(o) = instance else {
+            return Dispatched {
                 dispatch: None,
                 found: None,
+                presence: None,
+            };
+        };
+        let presence = if c.list_presence.get(span.start as usize) == Some(&true) {
+            c.presence.get(span.range()).map(|p| (p, o))
+        } else {
+            None
+        };
+        match c.dispatches.get(d as usize) {
+            Some(d) => Dispatched {
+                dispatch: Some(d),
+                found: o.get(d.property.as_ref()),
+                presence,
+            },
+            None => Dispatched {
+                dispatch: None,
+                found: None,
+                presence,
             },
         }
     }
@@ -2311,6 +2332,20 @@ impl<'c, 'v> Dispatched<'c, 'v> {
         self.dispatch
             .and_then(|d| d.filters.get(j))
             .is_none_or(|f| f.admits(self.found))
+            && self.present(j)
+    }
+
+    /// Whether the object holds one of the names branch `j` needs one of (true when the
+    /// branch has no presence filter).
+    #[inline]
+    fn present(&self, j: usize) -> bool {
+        match self.presence {
+            Some((filters, o)) => match filters.get(j) {
+                Some(Some(names)) => names.iter().any(|name| json::has_key(o, name)),
+                _ => true,
+            },
+            None => true,
+        }
     }
 
     /// The branches that may match, from the dispatch's string index, when it has one and
