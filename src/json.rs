@@ -506,6 +506,21 @@ pub(crate) fn count_values(root: &Value) -> usize {
     }
 }
 
+/// Whether `o` has one of `names` as a key: a small object's keys are gone through once,
+/// each compared inline with every name; a larger one is searched per name.
+#[inline]
+pub(crate) fn has_any_key(
+    o: &serde_json::Map<String, Value>,
+    names: &[std::sync::Arc<str>],
+) -> bool {
+    if o.len() <= SCAN_KEYS {
+        o.keys()
+            .any(|k| names.iter().any(|name| crate::names::same(k, name)))
+    } else {
+        names.iter().any(|name| o.contains_key(name.as_ref()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -583,5 +598,24 @@ mod tests {
         while let Value::Array(mut items) = deep {
             deep = items.swap_remove(0);
         }
+    }
+
+    #[test]
+    fn any_of_several_names_is_found_in_small_and_large_objects() {
+        let names: Vec<std::sync::Arc<str>> = vec!["date".into(), "timestamp".into()];
+        let small = json!({"property": 1, "timestamp": 2});
+        let Value::Object(small) = small else {
+            unreachable!()
+        };
+        assert!(has_any_key(&small, &names));
+        assert!(!has_any_key(&small, &names[..1]));
+        let mut large = serde_json::Map::new();
+        for i in 0..20 {
+            large.insert(format!("k{i}"), json!(i));
+        }
+        assert!(!has_any_key(&large, &names));
+        large.insert("date".into(), json!(0));
+        assert!(has_any_key(&large, &names));
+        assert!(!has_any_key(&large, &[]));
     }
 }

@@ -2341,7 +2341,7 @@ impl<'c, 'v> Dispatched<'c, 'v> {
     fn present(&self, j: usize) -> bool {
         match self.presence {
             Some((filters, o)) => match filters.get(j) {
-                Some(Some(names)) => names.iter().any(|name| json::has_key(o, name)),
+                Some(Some(names)) => json::has_any_key(o, names),
                 _ => true,
             },
             None => true,
