@@ -669,7 +669,13 @@ pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
                         .flatten()
                 })
                 .collect();
-            if found.iter().any(Option::is_some) {
+            // Branches that all need the same names are not told apart by them: each
+            // fails on its own `required` as cheaply as the lookup would.
+            let alike = found.windows(2).all(|w| match (&w[0], &w[1]) {
+                (Some(a), Some(b)) => a.len() == b.len() && a.iter().all(|n| b.contains(n)),
+                _ => false,
+            });
+            if found.iter().any(Option::is_some) && !alike {
                 if c.presence.is_empty() {
                     c.presence = vec![None; c.node_lists.len()];
                     c.list_presence = vec![false; c.node_lists.len()];
