@@ -17,6 +17,33 @@ use std::sync::Arc;
 /// How deep the derivation follows `$ref`, `allOf` and nested `oneOf`/`anyOf`.
 const MAX_DEPTH: u32 = 8;
 
+/// Most nodes the derivations below look at for one list. Depth alone does not bound
+/// them: unions of references branch at every level, so a hostile schema of a few hundred
+/// subschemas (eight levels of fifty-way `anyOf`s) would take minutes to compile. Past it
+/// every derivation gives its "unknown" answer (no pin, any value, no name), which only
+/// dispatches and proves less.
+const WORK_PER_LIST: u32 = 20_000;
+
+thread_local! {
+    static WORK: std::cell::Cell<u32> = const { std::cell::Cell::new(WORK_PER_LIST) };
+}
+
+/// Takes one unit of the current list's work; `false` once it is spent.
+fn work() -> bool {
+    WORK.with(|w| match w.get() {
+        0 => false,
+        left => {
+            w.set(left - 1);
+            true
+        }
+    })
+}
+
+/// A fresh budget for the next list.
+fn reset_work() {
+    WORK.with(|w| w.set(WORK_PER_LIST));
+}
+
 /// The `properties` a keyword evaluates (its own, or the fused siblings of
 /// `additionalProperties`).
 fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Arc<str>, NodeId)] {
@@ -31,7 +58,7 @@ fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Arc<str>, Nod
 
 /// The values a property is pinned to by a node (`const`, `enum`, through `$ref`s).
 fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Value>> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return None;
     }
     let mut out: Option<Vec<Value>> = None;
@@ -150,7 +177,7 @@ const ANY: Filter = Filter::Accept {
 /// or a `const` (through `$ref`s). A `not` whose schema says more (`"not": {"enum":
 /// ["a"], "minLength": 2}`) excludes nothing for certain.
 fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Value> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -170,7 +197,7 @@ fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Value> {
 
 /// What `node` requires of property `prop` of an object instance.
 fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return ANY;
     }
     let mut f = ANY;
@@ -214,7 +241,7 @@ fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
 
 /// Property names a branch pins with `const`/`enum` (directly or through references).
 fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec<Arc<str>>) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return;
     }
     for kw in c.keywords_of(node) {
@@ -454,7 +481,7 @@ fn requires_what_forbids(c: &Compiled, a: NodeId, b: NodeId, budget: &mut usize)
 /// The names `node` requires of an object (its own `required`, through `$ref`s and
 /// `allOf`).
 fn required_names<'c>(c: &'c Compiled, node: NodeId, depth: u32, out: &mut Vec<&'c str>) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return;
     }
     for kw in c.keywords_of(node) {
@@ -477,7 +504,7 @@ fn required_names<'c>(c: &'c Compiled, node: NodeId, depth: u32, out: &mut Vec<&
 /// not declared under `additionalProperties: false` and no `patternProperties` (through
 /// `$ref`s and `allOf`). (Patterns are not tried: that would build their engines now.)
 fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> bool {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || !work() {
         return false;
     }
     let is_false = |n: NodeId| matches!(c.keywords_of(n), [Keyword::False]);
@@ -545,6 +572,9 @@ fn filters_disjoint(a: &Filter, b: &Filter, budget: &mut usize) -> Option<bool> 
 }
 
 /// Builds the dispatch table of every `oneOf`/`anyOf`, and marks the exclusive `oneOf`s.
+/// Most nodes looked at to find one branch's presence filter.
+const PRESENCE_CALLS: u32 = 64;
+
 /// Most names a presence filter holds (more cost more lookups than they save).
 const PRESENCE_MAX: usize = 4;
 
@@ -552,11 +582,14 @@ const PRESENCE_MAX: usize = 4;
 /// a `oneOf`/`anyOf`, one from each branch; none at all when it accepts no object.
 /// `None` when not known (a branch that requires nothing, a dynamic reference, too deep,
 /// too many names). Sound: an object holding none of the names fails `node`.
-fn presence(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Arc<str>>> {
+fn presence(c: &Compiled, node: NodeId, depth: u32, calls: &mut u32) -> Option<Vec<Arc<str>>> {
     use crate::json::JsonType::Object;
-    if depth > MAX_DEPTH {
+    // (Nested unions of references could otherwise be explored to every depth, each
+    // level multiplying the nodes looked at: a budget per branch bounds the work.)
+    if depth > MAX_DEPTH || *calls == 0 || !work() {
         return None;
     }
+    *calls -= 1;
     // The keywords of a node all hold: the smallest set any of them gives.
     let mut best: Option<Vec<Arc<str>>> = None;
     let mut offer = |found: Option<Vec<Arc<str>>>| {
@@ -579,17 +612,17 @@ fn presence(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Arc<str>>> {
                     .first()
                     .map(|name| vec![name.clone()]),
             ),
-            Keyword::Ref(t) => offer(presence(c, t, depth + 1)),
+            Keyword::Ref(t) => offer(presence(c, t, depth + 1, calls)),
             Keyword::AllOf(span) => {
                 for &n in c.node_list(span) {
-                    offer(presence(c, n, depth + 1));
+                    offer(presence(c, n, depth + 1, calls));
                 }
             }
             Keyword::AnyOf(span) | Keyword::OneOf(span) => {
                 let mut names: Vec<Arc<str>> = Vec::new();
                 let mut known = true;
                 for &n in c.node_list(span) {
-                    match presence(c, n, depth + 1) {
+                    match presence(c, n, depth + 1, calls) {
                         Some(more) => {
                             for name in more {
                                 if !names.contains(&name) {
@@ -631,6 +664,7 @@ pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
         if span.len() == 0 {
             continue;
         }
+        reset_work();
         let at = span.start as usize;
         if c.list_dispatch[at] == u32::MAX
             && let Some(d) = build(c, span)
@@ -665,7 +699,10 @@ pub(crate) fn build_all(c: &mut Compiled, live: &[u32]) {
                 .enumerate()
                 .map(|(j, &b)| {
                     (!picked_by_tag(j))
-                        .then(|| presence(c, b, 0).map(Vec::into_boxed_slice))
+                        .then(|| {
+                            let mut calls = PRESENCE_CALLS;
+                            presence(c, b, 0, &mut calls).map(Vec::into_boxed_slice)
+                        })
                         .flatten()
                 })
                 .collect();
