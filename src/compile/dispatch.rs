@@ -731,18 +731,19 @@ mod tests {
     use crate::schema::{Keyword, Schema};
     use serde_json::{Value, json};
 
+    /// The span of the root's `oneOf` or `anyOf` list.
+    fn root_list(c: &crate::schema::Compiled) -> Option<crate::schema::Span> {
+        c.keywords_of(c.root).iter().find_map(|kw| match kw {
+            Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
+            _ => None,
+        })
+    }
+
     /// Whether the root's `oneOf` was proven exclusive.
     fn exclusive(schema: Value) -> bool {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
-        let span = c
-            .keywords_of(c.root)
-            .iter()
-            .find_map(|kw| match kw {
-                Keyword::OneOf(span) => Some(*span),
-                _ => None,
-            })
-            .unwrap();
+        let span = root_list(c).unwrap();
         c.list_exclusive[span.start as usize]
     }
 
@@ -808,10 +809,7 @@ mod tests {
     fn dispatch_property(schema: Value) -> Option<String> {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
-        let span = c.keywords_of(c.root).iter().find_map(|kw| match kw {
-            Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
-            _ => None,
-        })?;
+        let span = root_list(c)?;
         let d = c
             .dispatches
             .get(c.list_dispatch[span.start as usize] as usize)?;
@@ -846,14 +844,7 @@ mod tests {
     fn presence_of(schema: Value) -> Vec<Option<Vec<String>>> {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
-        let span = c
-            .keywords_of(c.root)
-            .iter()
-            .find_map(|kw| match kw {
-                Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
-                _ => None,
-            })
-            .unwrap();
+        let span = root_list(c).unwrap();
         if c.list_presence.get(span.start as usize) != Some(&true) {
             return vec![None; span.len()];
         }

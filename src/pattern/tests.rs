@@ -672,18 +672,22 @@ fn sequences_of_runs_agree_with_the_engine() {
     }
 }
 
+/// A pseudo-random draw below `n` (xorshift from `seed`): the same draws on every run.
+fn draws(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
+}
+
 /// Sequences of runs drawn at random from a small grammar (characters, classes, `.`,
 /// quantifiers, groups, both anchors or one) answer as the engine built without fast
 /// paths does, whether or not they are taken as sequences.
 #[test]
 fn random_sequences_agree_with_the_engine() {
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = draws(0x2545_F491_4F6C_DD1D);
     let atoms = [
         "a", "b", "-", ".", "[ab]", "[^a]", "[a-c]", r"\d", "[é]", "x", "[^-]",
     ];
@@ -728,13 +732,7 @@ fn random_sequences_agree_with_the_engine() {
 fn hand_run_dfa_agrees_with_the_engine() {
     // Random patterns with alternation, optional and repeated groups, anchors anywhere,
     // word boundaries and non-ASCII members, run by `dfa_find` and by the `regex` crate.
-    let mut seed: u64 = 0x5851_F42D_4C95_7F2D;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = draws(0x5851_F42D_4C95_7F2D);
     let atoms = [
         "a", "b", ".", "[ab]", "[^a]", r"\d", r"\w", r"\s", "é", r"\b", "^", "$", "(a|bc)",
         "(?:é|b)",
