@@ -788,7 +788,12 @@ impl Schema {
     }
 
     /// Whether `instance` conforms. Short-circuits at the first failure and allocates
-    /// nothing on the heap in steady state.
+    /// nothing on the heap in steady state. `false` too when the evaluation runs past its
+    /// step budget ([`EVALUATION_STEPS_MIN`](crate::EVALUATION_STEPS_MIN), then
+    /// [`EVALUATION_STEPS_PER_VALUE`](crate::EVALUATION_STEPS_PER_VALUE) per value of the
+    /// instance), which only schemas applying one subschema many times to the same value
+    /// reach; [`Schema::validate`] then reports
+    /// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded).
     pub fn is_valid(&self, instance: &Value) -> bool {
         crate::validate::is_valid(&self.compiled, instance)
     }
