@@ -45,6 +45,7 @@ pub struct Options {
     pub(crate) assert_content: bool,
     pub(crate) custom_formats: Vec<(String, FormatChecker)>,
     pub(crate) pattern_budget: usize,
+    pub(crate) step_budget: (u64, u64),
     pub(crate) default_draft: Draft,
 }
 
@@ -66,6 +67,10 @@ impl Options {
             assert_content: false,
             custom_formats: Vec::new(),
             pattern_budget: crate::pattern::DEFAULT_PATTERN_BUDGET,
+            step_budget: (
+                crate::EVALUATION_STEPS_MIN,
+                crate::EVALUATION_STEPS_PER_VALUE,
+            ),
             default_draft: Draft::Draft202012,
         }
     }
@@ -116,6 +121,42 @@ impl Options {
     /// instance invalid with [`ErrorKind::PatternBudgetExceeded`](crate::ErrorKind::PatternBudgetExceeded).
     pub fn pattern_budget(mut self, steps: usize) -> Options {
         self.pattern_budget = steps;
+        self
+    }
+
+    /// The step budget of every validation call: `min` subschema evaluations (where a
+    /// value may meet several subschemas), then `per_value` for each value of the
+    /// instance, counted once the first `min` are spent (defaults:
+    /// [`EVALUATION_STEPS_MIN`](crate::EVALUATION_STEPS_MIN),
+    /// [`EVALUATION_STEPS_PER_VALUE`](crate::EVALUATION_STEPS_PER_VALUE)). Past it,
+    /// `is_valid` answers `false` and the others report
+    /// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded).
+    /// Raise it for trusted schemas that apply one subschema many times to a value;
+    /// lower it to bound hostile ones more tightly.
+    ///
+    /// ```
+    /// use toolschema::{ErrorKind, Options};
+    /// use serde_json::json;
+    ///
+    /// // Two subschemas that both recurse into the items: the work doubles per level.
+    /// let doubling = json!({"allOf": [
+    ///     {"items": {"$ref": "#"}},
+    ///     {"items": {"$ref": "#"}, "maxItems": 5}
+    /// ]});
+    /// let mut deep = json!([]);
+    /// for _ in 0..12 {
+    ///     deep = json!([deep]);
+    /// }
+    /// // 2^12 evaluations fit the default budget, not a budget of 1,000.
+    /// assert!(Options::new().compile(&doubling)?.is_valid(&deep));
+    /// let schema = Options::new().step_budget(1_000, 8).compile(&doubling)?;
+    /// assert!(!schema.is_valid(&deep));
+    /// let errors = schema.validate(&deep).unwrap_err();
+    /// assert_eq!(*errors.iter().next().unwrap().kind(), ErrorKind::EvaluationBudgetExceeded);
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    pub fn step_budget(mut self, min: u64, per_value: u64) -> Options {
+        self.step_budget = (min, per_value);
         self
     }
 

@@ -57,7 +57,8 @@ pub const EVALUATION_STEPS_MIN: u64 = 1 << 16;
 /// Subschema evaluations one call may make per value of the instance, once past
 /// [`EVALUATION_STEPS_MIN`]. Past both, the call stops: `is_valid` answers `false`, the
 /// others report [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded)
-/// alone. Real schemas evaluate a few, or a few dozen, subschemas per value.
+/// alone. Real schemas evaluate a few, or a few dozen, subschemas per value. Both are the
+/// defaults of [`Options::step_budget`](crate::Options::step_budget).
 pub const EVALUATION_STEPS_PER_VALUE: u64 = 1024;
 
 /// Most bytes of locations (instance, keyword, absolute, schema) one [`Schema::evaluate`]

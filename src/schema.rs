@@ -562,6 +562,9 @@ pub(crate) struct Compiled {
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation
     /// keeps track of it only then.
     pub(crate) dynamic_scope: bool,
+    /// The step budget of every call: (steps before the instance is counted, steps per
+    /// value of the instance), see `Options::step_budget`.
+    pub(crate) step_budget: (u64, u64),
     pub(crate) patterns: Vec<Pattern>,
     pub(crate) pattern_sources: Vec<Arc<str>>,
     pub(crate) formats: Vec<FormatCheck>,

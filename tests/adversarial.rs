@@ -999,6 +999,39 @@ fn doubling_branches_stop_on_the_step_budget() {
     }
 }
 
+/// `Options::step_budget` moves the bound both ways: 2^18 doublings are past the default
+/// for a 19-value instance and within a raised budget.
+#[test]
+fn the_step_budget_is_an_option() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let doubling = json!({"allOf": [
+        {"items": {"$ref": "#"}},
+        {"items": {"$ref": "#"}, "maxItems": 5}
+    ]});
+    let instance = Deep(nest_arrays(18, json!([])));
+    let default = Schema::compile(&doubling).unwrap();
+    assert!(!default.is_valid(&instance));
+    let errors = default.validate(&instance).unwrap_err();
+    assert_eq!(
+        *errors.iter().next().unwrap().kind(),
+        ErrorKind::EvaluationBudgetExceeded
+    );
+    let raised = Options::new()
+        .step_budget(1 << 20, 1024)
+        .compile(&doubling)
+        .unwrap();
+    measure("2^18 doublings within a raised budget", 64 * MIB, || {
+        assert!(raised.is_valid(&instance));
+        assert!(raised.validate(&instance).is_ok());
+    });
+    let lowered = Options::new()
+        .step_budget(100, 1)
+        .compile(&doubling)
+        .unwrap();
+    assert!(!lowered.is_valid(&Deep(nest_arrays(8, json!([])))));
+    assert!(default.is_valid(&Deep(nest_arrays(8, json!([])))));
+}
+
 /// The step budget grows with the instance: a large legitimate instance that needs more
 /// than the first 65,536 steps is validated in full.
 #[test]

@@ -227,6 +227,7 @@ impl<'a> Compiler<'a> {
                 contains: Vec::new(),
                 dynamic_refs: Vec::new(),
                 dynamic_scope: false,
+                step_budget: options.step_budget,
                 patterns: Vec::new(),
                 pattern_sources: Vec::new(),
                 formats: Vec::new(),

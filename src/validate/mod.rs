@@ -57,22 +57,25 @@ pub(crate) struct Frame<'a> {
 /// work of a subschema again each time it is applied to the same value, so a schema that
 /// applies one recursive subschema twice per level (two `oneOf` branches, an `allOf` of
 /// two references) doubles the work at every level of the instance. The budget starts at
-/// [`crate::EVALUATION_STEPS_MIN`]; spent, it is set once to
+/// [`crate::EVALUATION_STEPS_MIN`] (or `Options::step_budget`'s); spent, it is set once to
 /// [`crate::EVALUATION_STEPS_PER_VALUE`] per value of the instance (counted then, so a
 /// large legitimate instance is never cut short and a small one pays nothing). Spent
 /// again, every node fails at once and the call reports `EvaluationBudgetExceeded`.
 pub(crate) struct Budget<'a> {
     left: std::cell::Cell<u64>,
     root: &'a Value,
+    /// (steps before the instance is counted, steps per value), from the options.
+    limits: (u64, u64),
     refilled: std::cell::Cell<bool>,
     exceeded: std::cell::Cell<bool>,
 }
 
 impl<'a> Budget<'a> {
-    pub(crate) fn new(root: &'a Value) -> Budget<'a> {
+    pub(crate) fn new(c: &Compiled, root: &'a Value) -> Budget<'a> {
         Budget {
-            left: std::cell::Cell::new(crate::EVALUATION_STEPS_MIN),
+            left: std::cell::Cell::new(c.step_budget.0),
             root,
+            limits: c.step_budget,
             refilled: std::cell::Cell::new(false),
             exceeded: std::cell::Cell::new(false),
         }
@@ -98,9 +101,8 @@ impl<'a> Budget<'a> {
             return false;
         }
         let values = json::count_values(self.root) as u64;
-        let more = values
-            .saturating_mul(crate::EVALUATION_STEPS_PER_VALUE)
-            .saturating_sub(crate::EVALUATION_STEPS_MIN);
+        let (min, per_value) = self.limits;
+        let more = values.saturating_mul(per_value).saturating_sub(min);
         if more == 0 {
             self.exceeded.set(true);
             return false;
@@ -461,7 +463,7 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
             exceeded: std::cell::Cell::new(false),
         }),
     };
-    let budget = Budget::new(instance);
+    let budget = Budget::new(c, instance);
     run_root(c, instance, &mut out, &budget);
     if budget.exceeded() || out.output.exceeded.get() {
         // Whatever was gathered is partial: the budget error alone, at the root.
@@ -473,7 +475,7 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
 
 /// Whether `instance` conforms to the compiled schema.
 pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
-    let budget = Budget::new(instance);
+    let budget = Budget::new(c, instance);
     if c.dynamic_scope {
         return run_root(c, instance, &mut FailFast, &budget) && !budget.exceeded();
     }
@@ -509,7 +511,7 @@ pub(crate) fn collect_errors(
         max,
         errors: Vec::new(),
     };
-    let budget = Budget::new(instance);
+    let budget = Budget::new(c, instance);
     run_root(c, instance, &mut errors, &budget);
     if budget.exceeded() {
         // What was collected may be wrong (a `not` over an exceeded subschema passes): the
@@ -1458,7 +1460,7 @@ fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
         parent: None,
     };
     let hop = Hop::root(node);
-    let budget = Budget::new(instance);
+    let budget = Budget::new(c, instance);
     let frame = Frame {
         path: &path,
         scope: &scope,
