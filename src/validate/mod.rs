@@ -620,7 +620,8 @@ fn union<C: Collector>(
         let branch = branches[json::kind_index(instance)];
         return !branch.is_none() && eval(c, branch, instance, ctx, col);
     }
-    // (A step where one value may meet several subschemas; see `Budget`.)
+    // (A step where one value may meet several subschemas, see `Budget`: counted for the
+    // node, so a tuple's items, which meet one each, are counted once too.)
     if !ctx.budget.step() {
         return false;
     }
