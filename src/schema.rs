@@ -540,6 +540,11 @@ pub(crate) struct Compiled {
     /// (a forward gives way to its target, as in `branch_targets`) and 1 when the walk
     /// counts the name for a sibling `required` (`property_required`), read together.
     pub(crate) property_walk: Vec<(NodeId, u32)>,
+    /// Beside `properties`, for a span with sibling `additionalProperties` and
+    /// `patternProperties`: whether some sibling pattern may match the name (false when
+    /// every one is ruled out, see `Pattern::rules_out_name`), so that the patterned walk
+    /// skips the patterns for a declared key. False elsewhere (no pattern to skip).
+    pub(crate) property_patterned: Vec<bool>,
     /// Beside `node_lists`: each node, or for a node of the forward shape whose check its
     /// target's implies, that target (see `Compiled::branches`).
     pub(crate) branch_targets: Vec<NodeId>,

@@ -625,6 +625,23 @@ fn objects_with_pattern_properties_and_required() {
     check(&schema, &json!({"name": "a", "x-a": 1}), false);
     check(&schema, &json!({"name": 1, "@c": 1}), false);
     check(&schema, &json!({"port": 1, "@c": 1}), false);
+    // A declared name some pattern matches meets the pattern's schema too, whether the
+    // pattern's first bytes are known (`^x-`) or not (`e$`); one none can match does not.
+    let schema = Schema::compile(&json!({
+        "properties": {"x-name": {}, "name": {}, "port": {}},
+        "patternProperties": {"^x-": {"type": "string"}, "e$": {"maxLength": 3}},
+        "additionalProperties": false
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"x-name": "ab", "name": "abc", "port": 1}),
+        true,
+    );
+    check(&schema, &json!({"x-name": 1}), false);
+    check(&schema, &json!({"x-name": "abcd"}), false);
+    check(&schema, &json!({"name": "abcd"}), false);
+    check(&schema, &json!({"port": "abcdef"}), true);
 }
 
 #[test]

@@ -218,6 +218,7 @@ impl<'a> Compiler<'a> {
                 node_lists: Vec::new(),
                 branch_targets: Vec::new(),
                 property_walk: Vec::new(),
+                property_patterned: Vec::new(),
                 property_rank: Vec::new(),
                 list_dispatch: Vec::new(),
                 list_exclusive: Vec::new(),

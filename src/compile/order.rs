@@ -252,6 +252,24 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     object_specs(c, live);
     settle_shapes(c, live);
     branch_targets(c);
+    patterned_names(c);
+}
+
+/// `property_patterned`: for the names of each `properties` beside `additionalProperties`
+/// and `patternProperties`, whether a pattern may match them. (A declared key of krakend's
+/// objects passes `^[@$_#]`'s first-byte test in no pattern: the walk need not try them.)
+fn patterned_names(c: &mut Compiled) {
+    let mut patterned = vec![false; c.properties.len()];
+    for a in &c.additional {
+        let patterns = &c.pattern_properties[a.patterns.range()];
+        for i in a.properties.range() {
+            let name = &c.properties[i].0;
+            patterned[i] = patterns
+                .iter()
+                .any(|&(p, _)| !c.patterns[p as usize].rules_out_name(name));
+        }
+    }
+    c.property_patterned = patterned;
 }
 
 /// The `property_walk` entries: each property's subschema as `child` gives it, and its

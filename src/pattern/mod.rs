@@ -87,7 +87,7 @@ struct Lead([u64; 4]);
 impl Lead {
     const ANY: Lead = Lead([u64::MAX; 4]);
 
-    fn has(self, byte: u8) -> bool {
+    fn has(&self, byte: u8) -> bool {
         self.0[usize::from(byte >> 6)] >> (byte & 63) & 1 == 1
     }
 
@@ -725,6 +725,13 @@ impl Pattern {
     /// do not match: their first byte turns most away before the matcher runs. (Not for
     /// `pattern`, whose strings mostly match and would pay for the test.)
     #[inline]
+    /// Whether the pattern cannot match the property name `name` (its first byte is not
+    /// one a match can start with): known without running the matcher, so the compiler
+    /// may ask it of every declared name.
+    pub(crate) fn rules_out_name(&self, name: &str) -> bool {
+        name.as_bytes().first().is_some_and(|&b| !self.lead.has(b))
+    }
+
     pub(crate) fn find_name(&self, name: &str) -> MatchOutcome {
         if let Some(&first) = name.as_bytes().first()
             && !self.lead.has(first)

@@ -1656,6 +1656,10 @@ fn patterned_walk(
             if !eval(c, child, value, ctx, &mut FailFast) {
                 return false;
             }
+            if c.property_patterned.get(j) == Some(&false) {
+                // (No pattern can match this declared name.)
+                continue;
+            }
         }
         for &(p, child) in patterns {
             match c.patterns[p as usize].find_name(key) {
