@@ -146,6 +146,23 @@ impl TypeSet {
         self.0 & ty.bit() != 0
     }
 
+    /// The types of the instances the set rejects, when a set can say so: `None` for
+    /// integers without numbers (the rest, numbers with a fraction, is no set of types)
+    /// and for draft-4 integer typing.
+    pub(crate) fn complement(self) -> Option<TypeSet> {
+        if self.is_strict()
+            || (self.contains(JsonType::Integer) && !self.contains(JsonType::Number))
+        {
+            return None;
+        }
+        let rest = TypeSet(!self.0 & 0x7f);
+        Some(if self.contains(JsonType::Number) {
+            rest.without(JsonType::Integer)
+        } else {
+            rest
+        })
+    }
+
     /// Whether an instance of type `ty` satisfies `type` with this set
     /// (`"number"` admits integers).
     #[inline]

@@ -201,7 +201,8 @@ pub(crate) enum Shape {
     Empty,
     /// A `oneOf`/`anyOf` of type-only branches and nothing else (`{"anyOf": [{"type":
     /// "string"}, {"type": "null"}]}`): the node's `types` hold their union (disjoint for
-    /// `oneOf`), which decides alone.
+    /// `oneOf`), which decides alone. Also a `not` of a type-only schema and nothing else
+    /// (`{"not": {"type": "null"}}`): `types` holds the types it rejects.
     TypeUnion,
     /// Assertion keywords only (`{"type": "string", "maxLength": 64}`): no scope to extend,
     /// no subschema, so no stack check.

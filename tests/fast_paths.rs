@@ -556,6 +556,69 @@ fn unions_of_types() {
 }
 
 #[test]
+fn nots_of_types_are_decided_by_the_types_left() {
+    let cases = [
+        (
+            json!({"not": {"type": "null"}}),
+            vec![(json!(null), false), (json!(0), true)],
+        ),
+        // `number` takes integers with it; `integer` leaves the numbers with a fraction.
+        (
+            json!({"not": {"type": ["number", "string"]}}),
+            vec![
+                (json!(1), false),
+                (json!(1.5), false),
+                (json!("a"), false),
+                (json!([]), true),
+            ],
+        ),
+        (
+            json!({"not": {"type": "integer"}}),
+            vec![
+                (json!(1), false),
+                (json!(1.0), false),
+                (json!(1.5), true),
+                (json!({}), true),
+            ],
+        ),
+        (
+            json!({"not": {"type": ["integer", "boolean"]}}),
+            vec![(json!(2), false), (json!(true), false), (json!(2.5), true)],
+        ),
+        (
+            json!({"not": {}}),
+            vec![(json!(null), false), (json!({}), false)],
+        ),
+        // Not only a type: the keyword decides.
+        (
+            json!({"not": {"type": "string", "maxLength": 1}}),
+            vec![(json!("a"), false), (json!("ab"), true), (json!(1), true)],
+        ),
+        // Beside a `type` of its own.
+        (
+            json!({"type": ["string", "null"], "not": {"type": "null"}}),
+            vec![(json!(null), false), (json!("a"), true), (json!(1), false)],
+        ),
+    ];
+    for (schema, instances) in cases {
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in instances {
+            check(&compiled, &instance, expected);
+            if !expected && schema.get("type").is_none() {
+                // Reported against `not`, as the keyword that failed.
+                let errors: Vec<_> = compiled.iter_errors(&instance).collect();
+                assert_eq!(errors.len(), 1, "{schema} {instance}");
+                assert!(
+                    errors[0].keyword_location().ends_with("/not"),
+                    "{schema} {instance}: {}",
+                    errors[0].keyword_location()
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

@@ -130,6 +130,13 @@ fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
             return (Shape::TypeUnion, union);
         }
     }
+    // `{"not": {"type": "null"}}`: the types the branch rejects decide.
+    if let ([Keyword::Not(child)], false) = (body, n.typed)
+        && type_only(*child)
+        && let Some(rest) = c.nodes[child.index()].types.complement()
+    {
+        return (Shape::TypeUnion, rest);
+    }
     (n.shape, n.types)
 }
 
