@@ -1172,6 +1172,33 @@ fn lone_tuples_check_each_position() {
             check(schema, &instance, expected);
         }
     }
+    // With bounds beside it, in either dialect.
+    let bounded = |dialect: Draft, items: &str| {
+        Options::new()
+            .default_dialect(dialect)
+            .compile(&json!({
+                "minItems": 1,
+                "maxItems": 3,
+                (items): [{"type": "number"}, {"type": "string"}, {"type": "boolean"}]
+            }))
+            .unwrap()
+    };
+    for schema in [
+        bounded(Draft::Draft202012, "prefixItems"),
+        bounded(Draft::Draft7, "items"),
+    ] {
+        for (instance, expected) in [
+            (json!([1, "a", true]), true),
+            (json!([1]), true),
+            (json!([]), false),
+            (json!([1, "a", true, null]), false),
+            (json!([1, "a", 2]), false),
+            (json!(["a"]), false),
+            (json!("not an array"), true),
+        ] {
+            check(&schema, &instance, expected);
+        }
+    }
 }
 
 /// A `oneOf` whose branches no instance can match two of is decided by its first match;

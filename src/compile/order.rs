@@ -346,6 +346,13 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
         ] = c.keywords[n.body()]
         {
             c.nodes[i].shape = Shape::Union;
+        } else if let [ref bounds @ .., Keyword::PrefixItems(_)] = c.keywords[n.body()]
+            && bounds
+                .iter()
+                .all(|k| matches!(k, Keyword::MinItems(_) | Keyword::MaxItems(_)))
+        {
+            // A tuple with bounds (`{"minItems": 2, "maxItems": 3, "prefixItems": [..]}`).
+            c.nodes[i].shape = Shape::Union;
         }
     }
 }

@@ -629,12 +629,22 @@ fn union<C: Collector>(
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
         [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
-        [Keyword::PrefixItems(span)] => match instance {
-            Value::Array(items) => c
-                .branches(span)
-                .iter()
-                .zip(items)
-                .all(|(child, item)| eval(c, *child, item, ctx, col)),
+        [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
+            Value::Array(items) => {
+                let len = items.len() as u64;
+                for bound in bounds {
+                    match *bound {
+                        Keyword::MinItems(min) if len < min => return false,
+                        Keyword::MaxItems(max) if len > max => return false,
+                        Keyword::MinItems(_) | Keyword::MaxItems(_) => {}
+                        _ => return eval_node(c, node, instance, ctx, col),
+                    }
+                }
+                c.branches(span)
+                    .iter()
+                    .zip(items)
+                    .all(|(child, item)| eval(c, *child, item, ctx, col))
+            }
             _ => true,
         },
         _ => eval_node(c, node, instance, ctx, col),
