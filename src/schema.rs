@@ -13,6 +13,10 @@ use std::sync::Arc;
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
 
+/// `enum`s of up to this many values are scanned; longer ones have a hash table of their
+/// strings (see `Compiled::enum_has_string`).
+pub(crate) const ENUM_SCAN_LIMIT: usize = 16;
+
 /// Index of a node in the arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct NodeId(pub(crate) u32);
@@ -533,6 +537,13 @@ pub(crate) struct Compiled {
     /// Open-addressing tables of (signature, index into `properties`); empty slots have
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,
+    /// Per `values` entry: at the first value of an `enum` of more than
+    /// [`ENUM_SCAN_LIMIT`] values, its hash table of string values in `enum_hash` (start,
+    /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
+    pub(crate) enum_tables: Vec<(u32, u32)>,
+    /// Open-addressing tables of (signature, index into `values`) of long enums' strings;
+    /// empty slots have index `u32::MAX`.
+    pub(crate) enum_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
@@ -713,6 +724,56 @@ impl Compiled {
         match self.property_hash.get(table.range()) {
             Some(table) => Names::Hash(table),
             None => Names::Scan(&[]),
+        }
+    }
+
+    /// Whether the `enum` of the values `span` holds the string `s`: a long one by its
+    /// hash table (one probe, where a scan compares every value: country codes, language
+    /// lists), a short one by a scan.
+    #[inline(always)]
+    pub(crate) fn enum_has_string(&self, span: Span, s: &str) -> bool {
+        if span.len() > ENUM_SCAN_LIMIT {
+            return self.long_enum_has_string(span, s);
+        }
+        self.values[span.range()]
+            .iter()
+            .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t)))
+    }
+
+    /// `enum_has_string` for an `enum` longer than `ENUM_SCAN_LIMIT` (out of line).
+    #[inline(never)]
+    pub(crate) fn long_enum_has_string(&self, span: Span, s: &str) -> bool {
+        match self.enum_tables.get(span.start as usize) {
+            Some(&(start, mask)) if mask != 0 => self.enum_lookup(start, mask, s),
+            _ => self.values[span.range()]
+                .iter()
+                .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+        }
+    }
+
+    /// The probe of `enum_has_string` in the table at `start`.
+    #[inline(always)]
+    fn enum_lookup(&self, start: u32, mask: u32, s: &str) -> bool {
+        let Some(table) = self
+            .enum_hash
+            .get(start as usize..start as usize + mask as usize + 1)
+        else {
+            return false;
+        };
+        let sig = crate::names::signature(s);
+        let mut slot = sig as usize & mask as usize;
+        // (At most half full: an empty slot ends every probe.)
+        loop {
+            let (t, i) = table[slot];
+            if i == u32::MAX {
+                return false;
+            }
+            if t == sig
+                && matches!(&self.values[i as usize], Value::String(v) if crate::names::same_found(v, s))
+            {
+                return true;
+            }
+            slot = (slot + 1) & mask as usize;
         }
     }
 

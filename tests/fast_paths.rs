@@ -619,6 +619,60 @@ fn nots_of_types_are_decided_by_the_types_left() {
 }
 
 #[test]
+fn long_enums_are_looked_up_by_hash() {
+    // Short and long strings (signatures exact below eight bytes), a non-string value
+    // among them, a duplicate; as a property's schema, in a leaf, and as property names.
+    let mut values: Vec<Value> = (0..40).map(|i| json!(format!("v{i}"))).collect();
+    values.extend((0..40).map(|i| json!(format!("a-much-longer-value-{i}"))));
+    values.extend([
+        json!(7),
+        json!(null),
+        json!({"a": 1}),
+        json!("v3"),
+        json!(""),
+    ]);
+    let schemas = [
+        json!({"enum": values}),
+        json!({"type": "string", "enum": values}),
+        json!({"type": "object", "properties": {"k": {"enum": values}}}),
+    ];
+    for schema in schemas {
+        let compiled = Schema::compile(&schema).unwrap();
+        let wrap = |v: Value| {
+            if schema.get("properties").is_some() {
+                json!({"k": v})
+            } else {
+                v
+            }
+        };
+        let string_only = schema.get("type") == Some(&json!("string"));
+        for (instance, expected) in [
+            (json!("v0"), true),
+            (json!("v39"), true),
+            (json!("v40"), false),
+            (json!("a-much-longer-value-17"), true),
+            (json!("a-much-longer-value-170"), false),
+            (json!("a-much-longer-value-1"), true),
+            (json!("b-much-longer-value-1"), false),
+            // The signature of a value (length, first and last eight bytes), not the value.
+            (json!("a-much-lONGER-value-1"), false),
+            (json!(""), true),
+            (json!("V0"), false),
+            (json!(7), !string_only),
+            (json!(7.0), !string_only),
+            (json!(8), false),
+            (json!(null), !string_only),
+            (json!({"a": 1}), !string_only),
+        ] {
+            check(&compiled, &wrap(instance), expected);
+        }
+    }
+    let names = Schema::compile(&json!({"propertyNames": {"enum": values}})).unwrap();
+    check(&names, &json!({"v1": 0, "a-much-longer-value-2": 0}), true);
+    check(&names, &json!({"v1": 0, "w1": 0}), false);
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

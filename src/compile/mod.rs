@@ -207,6 +207,8 @@ impl<'a> Compiler<'a> {
                 type_switches: Vec::new(),
                 object_specs: Vec::new(),
                 property_hash: Vec::new(),
+                enum_tables: Vec::new(),
+                enum_hash: Vec::new(),
                 property_required: Vec::new(),
                 walk_required: Vec::new(),
                 required_walked: Vec::new(),
@@ -1107,6 +1109,9 @@ impl<'a> Compiler<'a> {
                     start,
                     end: self.out.values.len() as u32,
                 };
+                if span.len() > crate::schema::ENUM_SCAN_LIMIT {
+                    order::enum_table(&mut self.out, span);
+                }
                 self.push_keyword(Keyword::Enum(span), "enum");
             }
             self.compile_numeric(task, map)?;

@@ -7,7 +7,8 @@
 
 use crate::json::{INSTANCE_KINDS, TypeSet};
 use crate::schema::{
-    ArraySpec, Compiled, Keyword, NodeId, ObjectSpec, ObjectWalk, SCAN_LIMIT, Shape, Span,
+    ArraySpec, Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectSpec, ObjectWalk, SCAN_LIMIT,
+    Shape, Span,
 };
 
 /// Caps the estimate so recursive schemas stay finite.
@@ -39,7 +40,8 @@ fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
     let sum = |ids: &[NodeId]| ids.iter().fold(0u32, |a, &id| a.saturating_add(of(id)));
     match *kw {
         Keyword::False | Keyword::Type(_) | Keyword::Const(_) => 1,
-        Keyword::Enum(span) => 1 + span.len() as u32 / 4,
+        // (A long one is looked up in its table.)
+        Keyword::Enum(span) => 1 + span.len().min(ENUM_SCAN_LIMIT) as u32 / 4,
         Keyword::MultipleOf(_)
         | Keyword::Maximum(_)
         | Keyword::ExclusiveMaximum(_)
@@ -854,6 +856,31 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
             c.property_tables[span.start as usize] = (start as u32, mask as u32);
         }
     }
+}
+
+/// The hash table of the strings of `enum` values `span`, longer than `ENUM_SCAN_LIMIT`
+/// (see `Compiled::enum_has_string`), made as the keyword compiles.
+pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
+    if c.enum_tables.len() < c.values.len() {
+        c.enum_tables.resize(c.values.len(), (0, 0));
+    }
+    // Open addressing, at most half full.
+    let size = (span.len() * 2).next_power_of_two();
+    let mask = size - 1;
+    let start = c.enum_hash.len();
+    c.enum_hash.resize(start + size, (0, u32::MAX));
+    for j in span.range() {
+        let serde_json::Value::String(s) = &c.values[j] else {
+            continue;
+        };
+        let sig = crate::names::signature(s);
+        let mut slot = sig as usize & mask;
+        while c.enum_hash[start + slot].1 != u32::MAX {
+            slot = (slot + 1) & mask;
+        }
+        c.enum_hash[start + slot] = (sig, j as u32);
+    }
+    c.enum_tables[span.start as usize] = (start as u32, mask as u32);
 }
 
 /// Lets the fail-fast walk of an object's keys (`properties`, or `additionalProperties`

@@ -23,7 +23,7 @@ mod location;
 use crate::error::{ErrorKind, ValidationError};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
-use crate::schema::{Compiled, Keyword, NodeId, ObjectWalk, Shape};
+use crate::schema::{Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectWalk, Shape};
 use location::{Hop, Path, Seg};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -801,9 +801,7 @@ fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) -> bool {
             Keyword::MinLength(min) => {
                 key.len() as u64 >= min && json::char_count(key) as u64 >= min
             }
-            Keyword::Enum(span) => c.values[span.range()]
-                .iter()
-                .any(|v| matches!(v, Value::String(t) if t == key)),
+            Keyword::Enum(span) => c.enum_has_string(span, key),
             Keyword::Const(i) => matches!(&c.values[i as usize], Value::String(t) if t == key),
             // What a string cannot fail.
             Keyword::MultipleOf(_)
@@ -1714,9 +1712,16 @@ fn eval_leaf<C: Collector>(
     for (offset, kw) in c.keywords[body].iter().enumerate() {
         // The cheapest keywords of string and array leaves inline; the rest by call.
         let ok = match (*kw, instance) {
-            (Keyword::Enum(span), Value::String(s)) => c.values[span.range()]
-                .iter()
-                .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+            (Keyword::Enum(span), Value::String(s)) => {
+                if span.len() <= ENUM_SCAN_LIMIT {
+                    c.values[span.range()]
+                        .iter()
+                        .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t)))
+                } else {
+                    // (A long one is looked up in its table, by a call.)
+                    c.long_enum_has_string(span, s)
+                }
+            }
             (Keyword::Const(i), Value::String(s)) => {
                 matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
             }
@@ -1805,9 +1810,7 @@ fn assertion<C: Collector>(
             let values = &c.values[span.range()];
             let found = match instance {
                 // The commonest enum: strings, compared inline (no call per value).
-                Value::String(s) => values
-                    .iter()
-                    .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
+                Value::String(s) => c.enum_has_string(span, s),
                 _ => values.iter().any(|v| json::equal(instance, v)),
             };
             found || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
