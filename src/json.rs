@@ -394,51 +394,67 @@ pub(crate) fn char_count(s: &str) -> usize {
     s.as_bytes().iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
-/// A decimal `mantissa × 10^exponent`, read from a number's shortest text form.
-fn decimal(n: &Number) -> Option<(u128, i32)> {
-    // Format into a stack buffer: the shortest round-trip text, without allocating.
-    let mut buf = [0u8; 64];
-    let len = {
-        use std::io::Write as _;
-        let mut cursor = std::io::Cursor::new(&mut buf[..]);
-        write!(cursor, "{n}").ok()?;
-        cursor.position() as usize
-    };
-    let text = std::str::from_utf8(&buf[..len]).ok()?;
-    let text = text.strip_prefix('-').unwrap_or(text);
-    let (mant_text, exp) = match text.find(['e', 'E']) {
-        Some(pos) => (&text[..pos], text[pos + 1..].parse::<i32>().ok()?),
-        None => (text, 0),
-    };
-    let (int_part, frac_part) = match mant_text.find('.') {
-        Some(pos) => (&mant_text[..pos], &mant_text[pos + 1..]),
-        None => (mant_text, ""),
-    };
-    let mut mantissa: u128 = 0;
-    for b in int_part.bytes().chain(frac_part.bytes()) {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        mantissa = mantissa
-            .checked_mul(10)?
-            .checked_add(u128::from(b - b'0'))?;
+/// A decimal `mantissa × 10^exponent` equal to the number: an integer as it is, a float
+/// as its shortest round-trip text form reads (the form serde_json prints), written by
+/// `zmij` into a stack buffer and read in one pass.
+pub(crate) fn decimal(n: &Number) -> Option<(u128, i32)> {
+    if let Some(u) = n.as_u64() {
+        return Some((u128::from(u), 0));
     }
-    let frac_len = i32::try_from(frac_part.len()).ok()?;
-    Some((mantissa, exp.checked_sub(frac_len)?))
+    if let Some(i) = n.as_i64() {
+        return Some((u128::from(i.unsigned_abs()), 0));
+    }
+    let f = n.as_f64().filter(|f| f.is_finite())?;
+    let mut buf = zmij::Buffer::new();
+    read_decimal(buf.format_finite(f).as_bytes())
+}
+
+/// Reads `-?digits(.digits)?([eE][+-]?digits)?` as `mantissa × 10^exponent`.
+fn read_decimal(text: &[u8]) -> Option<(u128, i32)> {
+    let text = text.strip_prefix(b"-").unwrap_or(text);
+    let mut mantissa: u128 = 0;
+    let mut fraction: i32 = 0;
+    let mut dot = false;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa
+                    .checked_mul(10)?
+                    .checked_add(u128::from(b - b'0'))?;
+                fraction += i32::from(dot);
+            }
+            b'.' if !dot => dot = true,
+            b'e' | b'E' => break,
+            _ => return None,
+        }
+        i += 1;
+    }
+    let exponent = match text.get(i + 1..) {
+        Some(rest) if i < text.len() => std::str::from_utf8(rest).ok()?.parse::<i32>().ok()?,
+        _ => 0,
+    };
+    Some((mantissa, exponent.checked_sub(fraction)?))
 }
 
 /// Whether `value` is an integer multiple of `divisor` (`divisor > 0`).
 ///
 /// Works on the decimal forms, so `0.0075` is a multiple of `0.0001` even though the
 /// binary floating-point quotient is not a whole number.
-pub(crate) fn is_multiple_of(value: &Number, divisor: &Number) -> bool {
+///
+/// The divisor's [`decimal`] is given, found once when the schema compiles.
+pub(crate) fn is_multiple_of_decimal(
+    value: &Number,
+    divisor: &Number,
+    divisor_decimal: Option<(u128, i32)>,
+) -> bool {
     if let (Some(v), Some(d)) = (value.as_u64(), divisor.as_u64()) {
         return d != 0 && v % d == 0;
     }
     if let (Some(v), Some(d)) = (value.as_i64(), divisor.as_i64()) {
         return d != 0 && v % d == 0;
     }
-    if let (Some((vm, ve)), Some((dm, de))) = (decimal(value), decimal(divisor)) {
+    if let (Some((vm, ve)), Some((dm, de))) = (decimal(value), divisor_decimal) {
         if dm == 0 {
             return false;
         }
@@ -550,8 +566,82 @@ mod tests {
         }
     }
 
+    fn is_multiple_of(value: &Number, divisor: &Number) -> bool {
+        is_multiple_of_decimal(value, divisor, decimal(divisor))
+    }
+
+    /// The decimal read from the number's text as serde_json prints it (its `Display`),
+    /// the reference `decimal` must agree with.
+    fn decimal_of_display(n: &Number) -> Option<(u128, i32)> {
+        let text = n.to_string();
+        let text = text.trim_start_matches('-');
+        let (digits, exp) = match text.split_once(['e', 'E']) {
+            Some((d, e)) => (d, e.parse::<i32>().ok()?),
+            None => (text, 0),
+        };
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        let mantissa = format!("{int}{frac}").parse::<u128>().ok()?;
+        Some((mantissa, exp - frac.len() as i32))
+    }
+
+    #[test]
+    fn decimals_agree_with_the_printed_form() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut floats = vec![
+            0.1,
+            0.07,
+            19.99,
+            1e-7,
+            1e21,
+            1e22,
+            123456789.125,
+            5e-324,
+            1.7976931348623157e308,
+            -0.0,
+            -2.5,
+            0.30000000000000004,
+            1e15,
+            1e16,
+            1e17,
+        ];
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            floats.push(f64::from_bits(state));
+            // Short decimals too, as prices and coordinates are written.
+            floats.push((state % 1_000_000) as f64 / 10f64.powi((state >> 40) as i32 % 8));
+        }
+        let mut checked = 0;
+        for f in floats {
+            let Some(number) = Number::from_f64(f) else {
+                continue;
+            };
+            assert_eq!(decimal(&number), decimal_of_display(&number), "{f:e}");
+            checked += 1;
+        }
+        assert!(checked > 30_000);
+        for v in [
+            json!(0),
+            json!(7),
+            json!(-7),
+            json!(u64::MAX),
+            json!(i64::MIN),
+        ] {
+            let number = n(v);
+            assert_eq!(decimal(&number), decimal_of_display(&number), "{number}");
+        }
+    }
+
     #[test]
     fn multiple_of_decimals() {
+        assert!(is_multiple_of(&n(json!(0.07)), &n(json!(0.01))));
+        assert!(!is_multiple_of(
+            &n(json!(0.30000000000000004)),
+            &n(json!(0.1))
+        ));
+        assert!(is_multiple_of(&n(json!(-2.5)), &n(json!(0.5))));
+        assert!(!is_multiple_of(&n(json!(1e-7)), &n(json!(1e-6))));
         assert!(is_multiple_of(&n(json!(0.0075)), &n(json!(0.0001))));
         assert!(is_multiple_of(&n(json!(19.99)), &n(json!(0.01))));
         assert!(!is_multiple_of(&n(json!(0.00751)), &n(json!(0.0001))));

@@ -449,6 +449,8 @@ pub(crate) struct DynamicRef {
 pub(crate) struct Limit {
     pub(crate) number: Number,
     pub(crate) num: Num,
+    /// For `multipleOf`: the number as a decimal (`json::decimal`), found once.
+    pub(crate) decimal: Option<(u128, i32)>,
 }
 
 /// `format`, resolved at compile time.

@@ -729,6 +729,7 @@ impl<'a> Compiler<'a> {
         self.out.limits.push(Limit {
             number: n.clone(),
             num: Num::of(n),
+            decimal: None,
         });
         (self.out.limits.len() - 1) as u32
     }
@@ -1353,6 +1354,7 @@ impl<'a> Compiler<'a> {
                 ));
             }
             let i = self.limit(m);
+            self.out.limits[i as usize].decimal = crate::json::decimal(m);
             self.push_keyword(Keyword::MultipleOf(i), "multipleOf");
         }
         if task.dialect.draft == Draft::Draft4 {

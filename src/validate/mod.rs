@@ -1818,7 +1818,7 @@ fn assertion<C: Collector>(
         Keyword::MultipleOf(i) => match instance {
             Value::Number(x) => {
                 let m = &c.limits[i as usize];
-                json::is_multiple_of(x, &m.number)
+                json::is_multiple_of_decimal(x, &m.number, m.decimal)
                     || fail!(
                         col,
                         c,
