@@ -453,6 +453,52 @@ pub(crate) struct Limit {
     pub(crate) decimal: Option<(u128, i32)>,
 }
 
+/// What the properties a node's `unevaluatedProperties` skips are, as far as the node's
+/// unconditional subschemas (its own keywords, `allOf`, `$ref`, followed) tell: those
+/// are evaluated whenever the node is valid. Conditional ones (`anyOf`, `oneOf`, `if`,
+/// `dependentSchemas`, `$dynamicRef`) depend on the instance.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Unevaluated {
+    /// The `properties` names met, sorted by summary (`names::summary`).
+    pub(crate) names: Box<[(u64, Arc<str>)]>,
+    /// The `patternProperties` patterns met.
+    pub(crate) patterns: Box<[u32]>,
+    /// Every property is evaluated: an `additionalProperties` (or a nested
+    /// `unevaluatedProperties`) applies.
+    pub(crate) all: bool,
+    /// No conditional subschema was met: a property none of the above evaluates is
+    /// unevaluated.
+    pub(crate) complete: bool,
+}
+
+impl Unevaluated {
+    /// Whether property `key` is evaluated, when the unconditional subschemas tell (a
+    /// name or pattern of theirs, or `complete`); `None` when only an evaluation can.
+    #[inline]
+    pub(crate) fn knows(&self, c: &Compiled, key: &str) -> Option<bool> {
+        if self.all {
+            return Some(true);
+        }
+        let summary = crate::names::summary(key);
+        let at = self.names.partition_point(|(s, _)| *s < summary);
+        if self.names[at..]
+            .iter()
+            .take_while(|(s, _)| *s == summary)
+            .any(|(_, name)| crate::names::same_found(name, key))
+        {
+            return Some(true);
+        }
+        for &p in &self.patterns {
+            match c.patterns[p as usize].find_name(key) {
+                crate::pattern::MatchOutcome::Match => return Some(true),
+                crate::pattern::MatchOutcome::NoMatch => {}
+                crate::pattern::MatchOutcome::BudgetExceeded => return None,
+            }
+        }
+        if self.complete { Some(false) } else { None }
+    }
+}
+
 /// `format`, resolved at compile time.
 #[derive(Debug, Clone)]
 pub(crate) struct FormatCheck {
@@ -578,6 +624,9 @@ pub(crate) struct Compiled {
     /// have a presence filter.
     pub(crate) list_presence: Vec<bool>,
     pub(crate) contains: Vec<Contains>,
+    /// Per node with `unevaluatedProperties` (sorted by node): the properties known to be
+    /// evaluated whenever the node is valid (see `order::unevaluated_specs`).
+    pub(crate) unevaluated: Vec<(NodeId, Unevaluated)>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation
     /// keeps track of it only then.
@@ -777,6 +826,16 @@ impl Compiled {
             }
             slot = (slot + 1) & mask as usize;
         }
+    }
+
+    /// What `node`'s `unevaluatedProperties` knows without evaluating, if computed.
+    #[inline]
+    pub(crate) fn unevaluated_of(&self, node: NodeId) -> Option<&Unevaluated> {
+        let at = self
+            .unevaluated
+            .binary_search_by_key(&node.0, |(n, _)| n.0)
+            .ok()?;
+        Some(&self.unevaluated[at].1)
     }
 
     /// How many required names the walk of the properties `span` must meet.

@@ -673,6 +673,71 @@ fn long_enums_are_looked_up_by_hash() {
 }
 
 #[test]
+fn unevaluated_properties_known_from_unconditional_subschemas() {
+    let defs = json!({
+        "base": {"properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        "named": {"allOf": [{"$ref": "#/$defs/base"}], "properties": {"name": {}}},
+        "tagged": {"patternProperties": {"^x-": {"type": "string"}}},
+        "twice": {"allOf": [{"$ref": "#/$defs/base"}, {"$ref": "#/$defs/base"}]}
+    });
+    let cases = [
+        // allOf and $ref only, followed two levels down, with a pattern.
+        (
+            json!({"allOf": [{"$ref": "#/$defs/named"}, {"$ref": "#/$defs/tagged"}],
+                   "properties": {"own": {}}, "unevaluatedProperties": false}),
+            vec![
+                (json!({"id": 1, "name": "a", "own": 0, "x-a": "b"}), true),
+                (json!({"id": 1, "other": 0}), false),
+                (json!({"id": 1, "x-a": 1}), false),
+                (json!({"id": 1, "xa": "b"}), false),
+            ],
+        ),
+        // A conditional branch adds names only when it matches.
+        (
+            json!({"allOf": [{"$ref": "#/$defs/base"}],
+                   "anyOf": [{"properties": {"a": {}}, "required": ["a"]}, {"properties": {"b": {}}}],
+                   "if": {"required": ["kind"]}, "then": {"properties": {"kind": {}, "c": {}}},
+                   "unevaluatedProperties": {"type": "boolean"}}),
+            vec![
+                (json!({"id": 1, "a": 0, "b": 0}), true),
+                (json!({"id": 1, "b": 0}), true),
+                (json!({"id": 1, "c": 0}), false),
+                (json!({"id": 1, "kind": 0, "c": 0}), true),
+                (json!({"id": 1, "z": true}), true),
+                (json!({"id": 1, "z": 0}), false),
+            ],
+        ),
+        // additionalProperties, or a nested unevaluatedProperties, evaluates every name.
+        (
+            json!({"allOf": [{"additionalProperties": {"type": "integer"}}],
+                   "unevaluatedProperties": false}),
+            vec![(json!({"any": 1}), true), (json!({"any": "x"}), false)],
+        ),
+        (
+            json!({"allOf": [{"unevaluatedProperties": {"type": "integer"}}],
+                   "unevaluatedProperties": false}),
+            vec![(json!({"any": 1}), true), (json!({"any": "x"}), false)],
+        ),
+        // The same subschema reached twice.
+        (
+            json!({"allOf": [{"$ref": "#/$defs/twice"}, {"$ref": "#/$defs/base"}],
+                   "unevaluatedProperties": false}),
+            vec![
+                (json!({"id": 1}), true),
+                (json!({"id": 1, "other": 1}), false),
+            ],
+        ),
+    ];
+    for (mut schema, instances) in cases {
+        schema["$defs"] = defs.clone();
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in instances {
+            check(&compiled, &instance, expected);
+        }
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

@@ -228,6 +228,7 @@ impl<'a> Compiler<'a> {
                 list_presence: Vec::new(),
                 dispatches: Vec::new(),
                 contains: Vec::new(),
+                unevaluated: Vec::new(),
                 dynamic_refs: Vec::new(),
                 dynamic_scope: false,
                 step_budget: options.step_budget,

@@ -156,9 +156,16 @@ pub(super) fn properties<C: Collector>(
     col: &mut C,
 ) -> bool {
     let forbidden = super::is_false_schema(c, child);
+    let known = c.unevaluated_of(node);
     let mut ok = true;
     for (key, value) in o {
-        if evaluated_property(c, node, instance, o, key, ctx, true) {
+        // (A lookup answers for the names the unconditional subschemas declare; the
+        // conditional ones are asked only when it cannot.)
+        let evaluated = match known.and_then(|k| k.knows(c, key)) {
+            Some(evaluated) => evaluated,
+            None => evaluated_property(c, node, instance, o, key, ctx, true),
+        };
+        if evaluated {
             continue;
         }
         let item_ok = if forbidden {
