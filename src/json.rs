@@ -311,31 +311,79 @@ pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
 
 /// JSON equality as JSON Schema defines it: numbers by value, objects ignoring key order.
 ///
-/// Iterative on the shared structure, so deep values cannot overflow the stack.
+/// Deep values cannot overflow the stack: every [`GROW_EVERY`] levels, the walk moves to
+/// a fresh stack segment when little is left.
 pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    equal_at(a, b, 0)
+}
+
+/// Levels of nesting between two checks of the stack left (a level's frame is small; the
+/// red zone below holds this many with room to spare). Asking at every level cost more
+/// than comparing small objects.
+const GROW_EVERY: u32 = 32;
+
+/// `f`, one level deeper than `depth`: on a fresh stack segment if needed, checked every
+/// `GROW_EVERY` levels.
+#[inline(always)]
+fn deeper<R>(depth: u32, f: impl FnOnce() -> R) -> R {
+    if depth % GROW_EVERY == GROW_EVERY - 1 {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+    } else {
+        f()
+    }
+}
+
+fn equal_at(a: &Value, b: &Value, depth: u32) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => num_eq(x, y),
-        (Value::String(x), Value::String(y)) => x == y,
+        (Value::String(x), Value::String(y)) => crate::names::same(x, y),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len()
-                && stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-                    x.iter().zip(y).all(|(p, q)| equal(p, q))
+                && deeper(depth, || {
+                    x.iter().zip(y).all(|(p, q)| equal_at(p, q, depth + 1))
                 })
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-                    x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
-                })
+            x.len() == y.len() && deeper(depth, || objects_equal(x, y, depth + 1))
         }
         _ => false,
     }
 }
 
+/// Two objects of equal length: walked side by side while their keys agree in order (a
+/// sorted map's are, whenever the key sets are equal), each key looked up once they do not
+/// (a map that keeps insertion order).
+fn objects_equal(
+    x: &serde_json::Map<String, Value>,
+    y: &serde_json::Map<String, Value>,
+    depth: u32,
+) -> bool {
+    let mut others = y.iter();
+    for (k, v) in x {
+        match others.next() {
+            Some((l, w)) if crate::names::same(k, l) => {
+                if !equal_at(v, w, depth) {
+                    return false;
+                }
+            }
+            _ => {
+                return x
+                    .iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| equal_at(v, w, depth)));
+            }
+        }
+    }
+    true
+}
+
 /// A hash consistent with [`equal`]: equal values hash alike.
 pub(crate) fn hash_value<H: std::hash::Hasher>(value: &Value, state: &mut H) {
+    hash_at(value, state, 0)
+}
+
+fn hash_at<H: std::hash::Hasher>(value: &Value, state: &mut H, depth: u32) {
     use std::hash::Hash;
     match value {
         Value::Null => 0u8.hash(state),
@@ -361,9 +409,9 @@ pub(crate) fn hash_value<H: std::hash::Hasher>(value: &Value, state: &mut H) {
         Value::Array(items) => {
             4u8.hash(state);
             items.len().hash(state);
-            stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            deeper(depth, || {
                 for item in items {
-                    hash_value(item, state);
+                    hash_at(item, state, depth + 1);
                 }
             });
         }
@@ -372,11 +420,11 @@ pub(crate) fn hash_value<H: std::hash::Hasher>(value: &Value, state: &mut H) {
             map.len().hash(state);
             // Order-independent: combine per-entry hashes with a commutative sum.
             let mut sum: u64 = 0;
-            stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            deeper(depth, || {
                 for (k, v) in map {
                     let mut h = ahash::AHasher::default();
                     k.hash(&mut h);
-                    hash_value(v, &mut h);
+                    hash_at(v, &mut h, depth + 1);
                     sum = sum.wrapping_add(h.finish());
                 }
             });

@@ -738,6 +738,60 @@ fn unevaluated_properties_known_from_unconditional_subschemas() {
 }
 
 #[test]
+fn unique_items_of_every_size_report_the_earliest_pair() {
+    // Arrays of objects, of arrays and of strings, 0 to 40 items, with and without a
+    // repeated item: the answer, and the pair reported (the earliest second item, then its
+    // earliest equal), whichever search the size takes.
+    let schema = Schema::compile(&json!({"uniqueItems": true})).unwrap();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut draw = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    for kind in 0..3 {
+        let item = |i: u64| match kind {
+            // (`1` and `1.0` are equal, and keys compare whatever their order.)
+            0 => json!({"k": format!("key{i}"), "v": [i, {"x": 1.0}]}),
+            1 => json!([i, "x", {"y": 1}]),
+            _ => json!(format!("item-{i}")),
+        };
+        for n in 0..=40u64 {
+            let mut items: Vec<Value> = (0..n).map(item).collect();
+            check(&schema, &Value::Array(items.clone()), true);
+            if n < 2 {
+                continue;
+            }
+            // Two repeats: the one whose second copy comes first is reported.
+            let (a, b) = (draw(n) as usize, draw(n) as usize);
+            let (c, d) = (draw(n) as usize, draw(n) as usize);
+            items[b] = items[a].clone();
+            items[d] = items[c].clone();
+            let mut expected = None;
+            'scan: for j in 1..items.len() {
+                for i in 0..j {
+                    if items[i] == items[j] {
+                        expected = Some((i, j));
+                        break 'scan;
+                    }
+                }
+            }
+            let instance = Value::Array(items);
+            check(&schema, &instance, expected.is_none());
+            if let Some((i, j)) = expected {
+                let error = schema.validate(&instance).unwrap_err();
+                let message = error.iter().next().unwrap().to_string();
+                assert!(
+                    message.contains(&format!("items {i} and {j} are equal")),
+                    "{n} items: {message}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

@@ -2444,9 +2444,13 @@ pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId 
 
 /// The first pair of equal items, if any.
 fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    if items.len() <= 32 {
-        for i in 0..items.len() {
-            for j in i + 1..items.len() {
+    // Pairs compared directly up to a size where hashing costs less: comparing two
+    // objects walks both, so arrays of objects or arrays hash sooner.
+    let compound = matches!(items.first(), Some(Value::Object(_) | Value::Array(_)));
+    if items.len() <= if compound { 8 } else { 32 } {
+        // (The pair whose second item comes first, as the hashed search reports it.)
+        for j in 1..items.len() {
+            for i in 0..j {
                 if json::equal(&items[i], &items[j]) {
                     return Some((i, j));
                 }
