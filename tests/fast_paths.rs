@@ -792,6 +792,51 @@ fn unique_items_of_every_size_report_the_earliest_pair() {
 }
 
 #[test]
+fn conditionals_alone_or_beside_other_keywords() {
+    let clause = |kind: &str, field: &str| {
+        json!({"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+               "then": {"required": [field]}})
+    };
+    let schemas = [
+        // A chain of lone conditionals in allOf, as SchemaStore schemas write them.
+        json!({"allOf": [clause("a", "x"), clause("b", "y")]}),
+        // The same beside other keywords in one node.
+        json!({"type": "object", "minProperties": 1, "allOf": [clause("a", "x")],
+               "if": {"properties": {"kind": {"const": "b"}}, "required": ["kind"]},
+               "then": {"required": ["y"]}}),
+    ];
+    for schema in schemas {
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in [
+            (json!({"kind": "a", "x": 1}), true),
+            (json!({"kind": "a"}), false),
+            (json!({"kind": "b", "y": 1}), true),
+            (json!({"kind": "b", "x": 1}), false),
+            (json!({"kind": "c"}), true),
+            (json!({"other": 1}), true),
+        ] {
+            check(&compiled, &instance, expected);
+        }
+    }
+    // Else, and an if with neither branch (always passes).
+    let compiled = Schema::compile(&json!({
+        "allOf": [
+            {"if": {"type": "string"}, "then": {"minLength": 2}, "else": {"type": "number"}},
+            {"if": {"type": "string"}}
+        ]
+    }))
+    .unwrap();
+    for (instance, expected) in [
+        (json!("ab"), true),
+        (json!("a"), false),
+        (json!(1), true),
+        (json!(null), false),
+    ] {
+        check(&compiled, &instance, expected);
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

@@ -415,7 +415,11 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             c.type_switches.push(by_kind);
             c.nodes[i].shape = Shape::TypeSwitch;
         } else if let [
-            Keyword::AnyOf(_) | Keyword::OneOf(_) | Keyword::AllOf(_) | Keyword::PrefixItems(_),
+            Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::AllOf(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::If { .. },
         ] = c.keywords[n.body()]
         {
             c.nodes[i].shape = Shape::Union;

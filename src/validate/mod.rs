@@ -629,6 +629,7 @@ fn union<C: Collector>(
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
         [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
+        [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
         [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
             Value::Array(items) => {
                 let len = items.len() as u64;
@@ -939,6 +940,7 @@ fn eval_node<C: Collector>(
                 Keyword::AnyOf(span) => any_of(c, span, instance, ctx),
                 Keyword::AllOf(span) => all_of(c, span, instance, ctx),
                 Keyword::Not(child) => !valid_at(c, child, instance, ctx),
+                Keyword::If { cond, then, els } => if_then_else(c, cond, then, els, instance, ctx),
                 _ if kw.is_assertion() => assertion(c, node, k, *kw, instance, ctx, col),
                 _ => eval_keyword(c, node, k, kw, instance, &ctx, col),
             }
@@ -1037,6 +1039,27 @@ fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_
             .enumerate()
             .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx)),
     }
+}
+
+/// `if`/`then`/`else` on the fail-fast path: the branch the condition picks.
+#[inline(never)]
+fn if_then_else(
+    c: &Compiled,
+    cond: NodeId,
+    then: NodeId,
+    els: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    if then.is_none() && els.is_none() {
+        return true;
+    }
+    let branch = if valid_at(c, cond, instance, ctx) {
+        then
+    } else {
+        els
+    };
+    branch.is_none() || valid_at(c, branch, instance, ctx)
 }
 
 /// `allOf` on the fail-fast path.
