@@ -304,8 +304,16 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 }
 
 /// Whether two numbers are equal by value.
-#[inline]
+#[inline(always)]
 pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
+    // Two integers of one form, or two floats, compare as they are (the commonest: enum
+    // and const values are written as the instances are); across forms, by value.
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return x == y;
+    }
+    if a.is_f64() && b.is_f64() {
+        return a.as_f64() == b.as_f64();
+    }
     cmp_num(Num::of(a), Num::of(b)) == Ordering::Equal
 }
 

@@ -837,6 +837,32 @@ fn conditionals_alone_or_beside_other_keywords() {
 }
 
 #[test]
+fn enums_of_numbers_compare_by_value() {
+    let schema = Schema::compile(&json!({
+        "enum": [1, 2.5, -3, 18446744073709551615u64, -9223372036854775808i64, 1e300, "1", [1]]
+    }))
+    .unwrap();
+    for (instance, expected) in [
+        (json!(1), true),
+        (json!(1.0), true),
+        (json!(2.5), true),
+        (json!(-3), true),
+        (json!(-3.0), true),
+        (json!(18446744073709551615u64), true),
+        (json!(18446744073709551614u64), false),
+        (json!(-9223372036854775808i64), true),
+        (json!(1e300), true),
+        (json!(1.5), false),
+        (json!(0), false),
+        (json!("1"), true),
+        (json!([1.0]), true),
+        (json!(null), false),
+    ] {
+        check(&schema, &instance, expected);
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

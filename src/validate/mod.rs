@@ -1834,6 +1834,10 @@ fn assertion<C: Collector>(
             let found = match instance {
                 // The commonest enum: strings, compared inline (no call per value).
                 Value::String(s) => c.enum_has_string(span, s),
+                // Numbers against the number values only, with no walk per value.
+                Value::Number(x) => values
+                    .iter()
+                    .any(|v| matches!(v, Value::Number(y) if json::num_eq(x, y))),
                 _ => values.iter().any(|v| json::equal(instance, v)),
             };
             found || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
