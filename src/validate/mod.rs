@@ -39,6 +39,29 @@ const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 pub(crate) struct Scope<'a> {
     pub(crate) resource: u32,
     pub(crate) parent: Option<&'a Scope<'a>>,
+    /// The resource of the outermost entry (where evaluation started), which a
+    /// `$dynamicRef` looks in first: its anchor, when it has one, wins.
+    pub(crate) outermost: u32,
+}
+
+impl<'a> Scope<'a> {
+    /// A scope of one resource.
+    pub(crate) const fn root(resource: u32) -> Scope<'a> {
+        Scope {
+            resource,
+            parent: None,
+            outermost: resource,
+        }
+    }
+
+    /// `parent` with `resource` entered.
+    pub(crate) fn enter(resource: u32, parent: &'a Scope<'a>) -> Scope<'a> {
+        Scope {
+            resource,
+            parent: Some(parent),
+            outermost: parent.outermost,
+        }
+    }
 }
 
 /// Where evaluation stands: instance location, dynamic scope, and the last reference hop.
@@ -438,10 +461,7 @@ fn run_root<C: Collector>(
     budget: &Budget<'_>,
 ) -> bool {
     let path = Path::root();
-    let scope = Scope {
-        resource: c.node(c.root).resource,
-        parent: None,
-    };
+    let scope = Scope::root(c.node(c.root).resource);
     let hop = Hop::root(c.root);
     let frame = Frame {
         path: &path,
@@ -482,10 +502,7 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
     // The fail-fast path reads no location, and no scope when none is kept: the context
     // points at constants instead of links built per call (a fifth of a small call).
     static PATH: Path<'static> = Path::root();
-    static SCOPE: Scope<'static> = Scope {
-        resource: 0,
-        parent: None,
-    };
+    static SCOPE: Scope<'static> = Scope::root(0);
     static HOP: Hop<'static> = Hop::root(NodeId::NONE);
     let frame = Frame {
         path: &PATH,
@@ -589,17 +606,53 @@ pub(crate) fn eval<C: Collector>(
         });
     }
     if C::FAIL_FAST {
-        // (The dynamic scope, when kept, must see the node itself.)
         let n = c.node(node);
-        if n.shape.after_stack_check() && !enters_resource(c, n, &ctx) {
-            return match n.shape {
-                Shape::PlainObject => plain_object(c, node, instance, ctx, col),
-                Shape::ItemsArray => items_array(c, node, instance, ctx, col),
-                _ => union(c, node, instance, ctx, col),
-            };
+        if n.shape.after_stack_check() {
+            if enters_resource(c, n, &ctx) {
+                // (The dynamic scope, when kept, must see the node itself.)
+                return shaped_in_resource(c, node, instance, ctx, col);
+            }
+            return shaped(c, node, n.shape, instance, ctx, col);
         }
     }
     eval_node(c, node, instance, ctx, col)
+}
+
+/// The fail-fast function of a shape called after the stack check.
+#[inline(always)]
+fn shaped<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    shape: Shape,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match shape {
+        Shape::PlainObject => plain_object(c, node, instance, ctx, col),
+        Shape::ItemsArray => items_array(c, node, instance, ctx, col),
+        _ => union(c, node, instance, ctx, col),
+    }
+}
+
+/// `shaped` for a node that enters another resource while a dynamic scope is kept: the
+/// scope is extended first, as `eval_node` would (the meta-schemas' vocabularies, each a
+/// resource of its own, keep their shapes).
+#[inline(never)]
+fn shaped_in_resource<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let n = c.node(node);
+    let scope = Scope::enter(n.resource, ctx.scope);
+    let frame = Frame {
+        scope: &scope,
+        ..*ctx
+    };
+    shaped(c, node, n.shape, instance, Ctx(&frame), col)
 }
 
 /// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
@@ -871,10 +924,15 @@ fn eval_node<C: Collector>(
         // A node that only refers elsewhere (`{"$ref": ...}`, maybe typed): go there
         // directly. (The dynamic scope, when kept, must see the node itself.)
         let body = n.body();
-        if body.len() == 1
-            && let Keyword::Ref(target) = c.keywords[body.start]
-        {
-            return eval(c, target, instance, ctx, col);
+        if body.len() == 1 {
+            match c.keywords[body.start] {
+                Keyword::Ref(target) => return eval(c, target, instance, ctx, col),
+                // (`{"$dynamicRef": "#meta"}`, at every subschema of a meta-schema.)
+                Keyword::DynamicRef(i) => {
+                    return eval(c, dynamic_target(c, i, ctx.scope), instance, ctx, col);
+                }
+                _ => {}
+            }
         }
     }
     // (A step where one value may meet several subschemas; see `Budget`.)
@@ -885,10 +943,7 @@ fn eval_node<C: Collector>(
     // `$dynamicRef` reads it).
     let (pushed, frame);
     let ctx = if enters_resource(c, n, &ctx) {
-        pushed = Scope {
-            resource: n.resource,
-            parent: Some(ctx.scope),
-        };
+        pushed = Scope::enter(n.resource, ctx.scope);
         frame = Frame {
             scope: &pushed,
             ..*ctx
@@ -1487,10 +1542,7 @@ fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
 #[cold]
 fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
     let path = location::Path::root();
-    let scope = Scope {
-        resource: c.node(node).resource,
-        parent: None,
-    };
+    let scope = Scope::root(c.node(node).resource);
     let hop = Hop::root(node);
     let budget = Budget::new(c, instance);
     let frame = Frame {
@@ -2454,6 +2506,18 @@ pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId 
     let Some(name) = d.anchor else {
         return d.target;
     };
+    let anchored = |resource: u32| {
+        c.resources[resource as usize]
+            .dynamic_anchors
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, id)| id)
+    };
+    // The outermost entry that has the anchor wins: the outermost of all first (the
+    // meta-schemas' root, every time), before walking the whole scope.
+    if let Some(id) = anchored(scope.outermost) {
+        return id;
+    }
     let mut found = d.target;
     let mut s = Some(scope);
     while let Some(link) = s {

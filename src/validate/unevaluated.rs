@@ -16,10 +16,7 @@ use serde_json::{Map, Value};
 fn enter<'a>(c: &Compiled, node: NodeId, scope: &'a Scope<'a>) -> Scope<'a> {
     let r = c.node(node).resource;
     if r != scope.resource {
-        Scope {
-            resource: r,
-            parent: Some(scope),
-        }
+        Scope::enter(r, scope)
     } else {
         *scope
     }
