@@ -276,6 +276,13 @@ const UNEVALUATED_NODES: usize = 256;
 /// `unevaluatedProperties: false`, as 2020-12 generators write them, get an answer per
 /// property from a lookup.)
 fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
+    if !c
+        .keywords
+        .iter()
+        .any(|k| matches!(k, Keyword::UnevaluatedProperties(_)))
+    {
+        return;
+    }
     let mut out = Vec::new();
     for &i in live {
         if !c
@@ -339,6 +346,10 @@ fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
 /// and `patternProperties`, whether a pattern may match them. (A declared key of krakend's
 /// objects passes `^[@$_#]`'s first-byte test in no pattern: the walk need not try them.)
 fn patterned_names(c: &mut Compiled) {
+    // (Left empty when no walk has patterns: nothing reads it then.)
+    if c.additional.iter().all(|a| a.patterns.len() == 0) {
+        return;
+    }
     let mut patterned = vec![false; c.properties.len()];
     for a in &c.additional {
         let patterns = &c.pattern_properties[a.patterns.range()];
