@@ -303,6 +303,29 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
     }
 }
 
+/// A signature for enum tables that numbers equal by value share (`1`, `1.0` and `-0.0`
+/// with `0`): an integral value in the `i64` or `u64` range as that integer, any other
+/// float by its bits; spread by `names::mix`.
+pub(crate) fn number_signature(n: &Number) -> u64 {
+    const I64_END: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    const U64_END: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    let key = if let Some(i) = n.as_i64() {
+        i as u64
+    } else if let Some(u) = n.as_u64() {
+        u
+    } else {
+        let f = n.as_f64().unwrap_or(f64::NAN);
+        if f.fract() == 0.0 && (-I64_END..I64_END).contains(&f) {
+            (f as i64) as u64
+        } else if f.fract() == 0.0 && (I64_END..U64_END).contains(&f) {
+            f as u64
+        } else {
+            f.to_bits()
+        }
+    };
+    crate::names::mix(key)
+}
+
 /// Whether two numbers are equal by value.
 #[inline(always)]
 pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {

@@ -802,16 +802,43 @@ impl Compiled {
         }
     }
 
+    /// Whether the `enum` of the values `span`, longer than `ENUM_SCAN_LIMIT`, holds the
+    /// number `n` (by value: `1` is `1.0`), looked up in its table (out of line).
+    #[inline(never)]
+    pub(crate) fn long_enum_has_number(&self, span: Span, n: &Number) -> bool {
+        match self.enum_tables.get(span.start as usize) {
+            Some(&(start, mask)) if mask != 0 => self.enum_probe(
+                start,
+                mask,
+                crate::json::number_signature(n),
+                |v| matches!(v, Value::Number(m) if crate::json::num_eq(n, m)),
+            ),
+            _ => self.values[span.range()]
+                .iter()
+                .any(|v| matches!(v, Value::Number(m) if crate::json::num_eq(n, m))),
+        }
+    }
+
     /// The probe of `enum_has_string` in the table at `start`.
     #[inline(always)]
     fn enum_lookup(&self, start: u32, mask: u32, s: &str) -> bool {
+        self.enum_probe(
+            start,
+            mask,
+            crate::names::signature(s),
+            |v| matches!(v, Value::String(t) if crate::names::same_found(t, s)),
+        )
+    }
+
+    /// The values of signature `sig` in the enum table at `start`, until one is `same`.
+    #[inline(always)]
+    fn enum_probe(&self, start: u32, mask: u32, sig: u64, same: impl Fn(&Value) -> bool) -> bool {
         let Some(table) = self
             .enum_hash
             .get(start as usize..start as usize + mask as usize + 1)
         else {
             return false;
         };
-        let sig = crate::names::signature(s);
         let mut slot = sig as usize & mask as usize;
         // (At most half full: an empty slot ends every probe.)
         loop {
@@ -819,9 +846,7 @@ impl Compiled {
             if i == u32::MAX {
                 return false;
             }
-            if t == sig
-                && matches!(&self.values[i as usize], Value::String(v) if crate::names::same_found(v, s))
-            {
+            if t == sig && same(&self.values[i as usize]) {
                 return true;
             }
             slot = (slot + 1) & mask as usize;

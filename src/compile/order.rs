@@ -956,10 +956,11 @@ pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
     let start = c.enum_hash.len();
     c.enum_hash.resize(start + size, (0, u32::MAX));
     for j in span.range() {
-        let serde_json::Value::String(s) = &c.values[j] else {
-            continue;
+        let sig = match &c.values[j] {
+            serde_json::Value::String(s) => crate::names::signature(s),
+            serde_json::Value::Number(n) => crate::json::number_signature(n),
+            _ => continue,
         };
-        let sig = crate::names::signature(s);
         let mut slot = sig as usize & mask;
         while c.enum_hash[start + slot].1 != u32::MAX {
             slot = (slot + 1) & mask;

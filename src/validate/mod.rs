@@ -1886,7 +1886,9 @@ fn assertion<C: Collector>(
             let found = match instance {
                 // The commonest enum: strings, compared inline (no call per value).
                 Value::String(s) => c.enum_has_string(span, s),
-                // Numbers against the number values only, with no walk per value.
+                // Numbers against the number values only, with no walk per value; a long
+                // enum's in its table.
+                Value::Number(x) if span.len() > ENUM_SCAN_LIMIT => c.long_enum_has_number(span, x),
                 Value::Number(x) => values
                     .iter()
                     .any(|v| matches!(v, Value::Number(y) if json::num_eq(x, y))),
