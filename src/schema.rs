@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub(crate) const SCAN_LIMIT: usize = 8;
 
 /// `enum`s of up to this many values are scanned; longer ones have a hash table of their
-/// strings (see `Compiled::enum_has_string`).
+/// strings and numbers (see `Compiled::enum_has_string`).
 pub(crate) const ENUM_SCAN_LIMIT: usize = 16;
 
 /// Index of a node in the arena.
@@ -586,11 +586,11 @@ pub(crate) struct Compiled {
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,
     /// Per `values` entry: at the first value of an `enum` of more than
-    /// [`ENUM_SCAN_LIMIT`] values, its hash table of string values in `enum_hash` (start,
-    /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
+    /// [`ENUM_SCAN_LIMIT`] values, its hash table of string and number values in
+    /// `enum_hash` (start, size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
     pub(crate) enum_tables: Vec<(u32, u32)>,
-    /// Open-addressing tables of (signature, index into `values`) of long enums' strings;
-    /// empty slots have index `u32::MAX`.
+    /// Open-addressing tables of (signature, index into `values`) of long enums' strings
+    /// and numbers; empty slots have index `u32::MAX`.
     pub(crate) enum_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
