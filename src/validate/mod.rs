@@ -680,7 +680,7 @@ fn union<C: Collector>(
     }
     match c.keywords[n.body()] {
         [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
-        [Keyword::AnyOf(span)] => any_of(c, span, instance, ctx),
+        [Keyword::AnyOf(span)] => any_of_inline(c, span, instance, ctx),
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
         [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
         [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
@@ -1083,6 +1083,12 @@ fn one_of_matches(
 /// `anyOf` on the fail-fast path.
 #[inline(never)]
 fn any_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
+    any_of_inline(c, span, instance, ctx)
+}
+
+/// `any_of`, inline in `union` (a lone `anyOf` saves a frame).
+#[inline(always)]
+fn any_of_inline(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
     let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
     match pick.indexed() {
