@@ -657,7 +657,7 @@ fn shaped_in_resource<C: Collector>(
 
 /// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
 /// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
-/// `anyOf`, `allOf` or tuple, with no keyword loop.
+/// `anyOf`, `allOf`, `if` or tuple (with its bounds), with no keyword loop.
 #[inline(never)]
 fn union<C: Collector>(
     c: &Compiled,
