@@ -475,18 +475,27 @@ pub(crate) fn char_count(s: &str) -> usize {
     // before one could pass 255 (`* ONES >> 56` adds the eight lanes).
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
+    #[inline(always)]
+    fn marks(w: u64) -> u64 {
+        (w & !(w << 1) & HIGH) >> 7
+    }
     let bytes = s.as_bytes();
     let (words, tail) = bytes.as_chunks::<8>();
     let mut continuations = 0usize;
     for block in words.chunks(31) {
-        let mut lanes = 0u64;
-        for word in block {
-            let w = u64::from_le_bytes(*word);
-            lanes += (w & !(w << 1) & HIGH) >> 7;
-        }
+        let lanes: u64 = block.iter().map(|w| marks(u64::from_le_bytes(*w))).sum();
         continuations += (lanes.wrapping_mul(ONES) >> 56) as usize;
     }
-    continuations += tail.iter().filter(|&&b| b & 0xC0 == 0x80).count();
+    if let Some(last) = bytes.last_chunk::<8>() {
+        // The tail: the last eight bytes, shifted so that only the tail's are left (the
+        // zero bytes shifted in are no continuations).
+        // (No tail: a shift by 64, which leaves nothing.)
+        let word = u64::from_le_bytes(*last).checked_shr(8 * (8 - tail.len()) as u32);
+        continuations += (marks(word.unwrap_or(0)).wrapping_mul(ONES) >> 56) as usize;
+    } else {
+        // (Shorter than a word: byte by byte.)
+        continuations += tail.iter().filter(|&&b| b & 0xC0 == 0x80).count();
+    }
     bytes.len() - continuations
 }
 

@@ -91,7 +91,10 @@ fn main() {
     };
     let iterations = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10);
     let engine = args.get(3).map_or("toolschema", String::as_str);
-    let case = toolschema_bench::load_cases(Some(name))
+    // With PROFILE_LOAD_ALL set, every case is loaded first, as the report does, so the
+    // instances sit in the heap where the report's run puts them.
+    let all = std::env::var_os("PROFILE_LOAD_ALL").is_some();
+    let case = toolschema_bench::load_cases((!all).then_some(name.as_str()))
         .into_iter()
         .find(|c| &c.name == name)
         .unwrap_or_else(|| panic!("no case named {name:?}"));
