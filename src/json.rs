@@ -307,23 +307,31 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 /// with `0`): an integral value in the `i64` or `u64` range as that integer, any other
 /// float by its bits; spread by `names::mix`.
 pub(crate) fn number_signature(n: &Number) -> u64 {
-    const I64_END: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    const U64_END: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    // (Integers, the commonest, inline; floats by a call, so that their tests are not
+    // computed beside the integer path.)
     let key = if let Some(i) = n.as_i64() {
         i as u64
     } else if let Some(u) = n.as_u64() {
         u
     } else {
-        let f = n.as_f64().unwrap_or(f64::NAN);
-        if f.fract() == 0.0 && (-I64_END..I64_END).contains(&f) {
-            (f as i64) as u64
-        } else if f.fract() == 0.0 && (I64_END..U64_END).contains(&f) {
-            f as u64
-        } else {
-            f.to_bits()
-        }
+        float_key(n.as_f64().unwrap_or(f64::NAN))
     };
     crate::names::mix(key)
+}
+
+/// `number_signature`'s key of a float: an integral one as the integer it equals.
+#[inline(never)]
+fn float_key(f: f64) -> u64 {
+    const I64_END: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    const U64_END: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    // (Integral by a round trip through the integer, in range: no libm call.)
+    if (-I64_END..I64_END).contains(&f) && (f as i64) as f64 == f {
+        (f as i64) as u64
+    } else if (I64_END..U64_END).contains(&f) && (f as u64) as f64 == f {
+        f as u64
+    } else {
+        f.to_bits()
+    }
 }
 
 /// Whether two numbers are equal by value.
@@ -337,6 +345,13 @@ pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
     if a.is_f64() && b.is_f64() {
         return a.as_f64() == b.as_f64();
     }
+    num_eq_across(a, b)
+}
+
+/// `num_eq` of numbers of different forms (out of line: inlined, its float conversions
+/// were hoisted out of the loops that call `num_eq`, and run for integers too).
+#[inline(never)]
+fn num_eq_across(a: &Number, b: &Number) -> bool {
     cmp_num(Num::of(a), Num::of(b)) == Ordering::Equal
 }
 

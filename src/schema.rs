@@ -218,7 +218,9 @@ pub(crate) enum Shape {
     /// A node that only refers elsewhere (`{"$ref": "#/$defs/a"}`, maybe typed), in a
     /// schema that keeps no dynamic scope, or to a target in its own resource: the
     /// fail-fast path goes on to the target by a small call. (The error path takes the
-    /// reference, for its locations.)
+    /// reference, for its locations.) Also a `oneOf`/`anyOf` of literals (each branch an
+    /// `enum` or a `const`): the target is a node of one `enum` of all their values (see
+    /// `order::literal_union`), which the error path never visits.
     Forward,
     General,
     /// An array whose body holds only `minItems`, `maxItems`, `uniqueItems` and an `items`

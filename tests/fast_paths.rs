@@ -1693,3 +1693,93 @@ fn branches_told_apart_by_the_names_they_require() {
     check(&any, &json!({"d": 1}), false);
     check(&any, &json!([1]), true);
 }
+
+#[test]
+fn unions_of_literals_decide_as_one_enum() {
+    // anyOf and oneOf of enum/const branches (with titles, types, references); the
+    // fail-fast path looks the value up among all of them at once.
+    for keyword in ["anyOf", "oneOf"] {
+        let schema = Schema::compile(&json!({
+            "$defs": {"more": {"enum": ["d", 4, null]}},
+            keyword: [
+                {"const": "a", "title": "A"},
+                {"enum": ["b", "c"], "description": "B or C"},
+                {"type": "string", "enum": ["e", 5]},
+                {"const": {"kind": "x", "n": [1, 2]}},
+                {"$ref": "#/$defs/more"}
+            ]
+        }))
+        .unwrap();
+        for ok in [
+            json!("a"),
+            json!("c"),
+            json!("d"),
+            json!("e"),
+            json!(4),
+            json!(4.0),
+            json!(null),
+            json!({"n": [1.0, 2], "kind": "x"}),
+        ] {
+            check(&schema, &ok, true);
+        }
+        // 5 is in the branch whose type is string: no branch admits it.
+        for bad in [
+            json!(5),
+            json!("f"),
+            json!(true),
+            json!([]),
+            json!({"kind": "x"}),
+            json!(4.5),
+        ] {
+            check(&schema, &bad, false);
+        }
+        let errors = schema.validate(&json!("f")).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.keyword_location().starts_with(&format!("/{keyword}"))),
+            "{keyword}: the error path still reports the union's branches"
+        );
+    }
+}
+
+#[test]
+fn unions_of_literals_with_shared_values() {
+    // In two branches of a oneOf, a value fails it; in an anyOf, it passes.
+    let one =
+        Schema::compile(&json!({"oneOf": [{"enum": ["a", 1]}, {"enum": [1.0, "b"]}]})).unwrap();
+    let any =
+        Schema::compile(&json!({"anyOf": [{"enum": ["a", 1]}, {"enum": [1.0, "b"]}]})).unwrap();
+    check(&one, &json!(1), false);
+    check(&one, &json!("a"), true);
+    check(&one, &json!("b"), true);
+    check(&any, &json!(1), true);
+    check(&any, &json!(1.0), true);
+    check(&any, &json!("c"), false);
+    // Under a declared type, and long enough for a hash table (more than 16 values).
+    let many: Vec<Value> = (0..30).map(|i| json!({"const": format!("v{i}")})).collect();
+    let mut branches = many.clone();
+    branches.push(json!({"enum": [0, 1.5, [1], false]}));
+    let typed = Schema::compile(&json!({"type": "string", "oneOf": branches})).unwrap();
+    for i in 0..30 {
+        check(&typed, &json!(format!("v{i}")), true);
+    }
+    check(&typed, &json!("v30"), false);
+    check(&typed, &json!(0), false);
+    let untyped = Schema::compile(&json!({"anyOf": branches})).unwrap();
+    check(&untyped, &json!("v29"), true);
+    check(&untyped, &json!(0.0), true);
+    check(&untyped, &json!(1.5), true);
+    check(&untyped, &json!([1.0]), true);
+    check(&untyped, &json!(false), true);
+    check(&untyped, &json!(true), false);
+    check(&untyped, &json!(2), false);
+    // Draft 4: 1.0 is no integer.
+    let draft4 = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({"anyOf": [{"type": "integer", "enum": [1.0, 2]}, {"enum": ["a"]}]}))
+        .unwrap();
+    check(&draft4, &json!(2), true);
+    check(&draft4, &json!(1.0), false);
+    check(&draft4, &json!("a"), true);
+}

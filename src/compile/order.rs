@@ -425,6 +425,17 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             c.spec_of[i] = c.type_switches.len() as u32;
             c.type_switches.push(by_kind);
             c.nodes[i].shape = Shape::TypeSwitch;
+        } else if let [Keyword::AnyOf(span) | Keyword::OneOf(span)] = c.keywords[n.body()]
+            && let Some(values) = literal_union(
+                c,
+                span,
+                matches!(c.keywords[n.body()][0], Keyword::OneOf(_)),
+            )
+        {
+            // A union of literals: the fail-fast path goes on to one enum of them all.
+            let to = literal_node(c, NodeId(i as u32), values);
+            c.spec_of[i] = to.0;
+            c.nodes[i].shape = Shape::Forward;
         } else if let [
             Keyword::AnyOf(_)
             | Keyword::OneOf(_)
@@ -443,6 +454,94 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             c.nodes[i].shape = Shape::Union;
         }
     }
+}
+
+/// Values in a union of literals at most (past it, the branches are tried as they are).
+const LITERALS_MAX: usize = 128;
+
+/// For a `oneOf`/`anyOf` (alone in its node) whose branches are each an `enum` or a
+/// `const` and nothing else (`{"anyOf": [{"const": "a", "title": "A"}, {"enum": ["b",
+/// "c"]}]}`, documented choices as generators write them): the values a branch's types
+/// admit, all branches' in order, the one set that decides the union. For `oneOf`, only
+/// when no value is in two branches' sets: such a value fails the `oneOf`, which one
+/// merged set cannot say.
+fn literal_union(c: &Compiled, span: Span, one: bool) -> Option<Vec<serde_json::Value>> {
+    let branches = c.node_list(span);
+    if branches.len() < 2 {
+        return None;
+    }
+    let mut values: Vec<serde_json::Value> = Vec::new();
+    let mut starts = Vec::with_capacity(branches.len());
+    for &b in branches {
+        let n = c.nodes[c.fail_fast_target(b).index()];
+        if n.types.is_strict() {
+            return None;
+        }
+        let own = match c.keywords[n.body()] {
+            [Keyword::Enum(s)] => &c.values[s.range()],
+            [Keyword::Const(v)] => std::slice::from_ref(&c.values[v as usize]),
+            _ => return None,
+        };
+        if values.len() + own.len() > LITERALS_MAX {
+            return None;
+        }
+        starts.push(values.len());
+        values.extend(
+            own.iter()
+                .filter(|v| crate::validate::admits(n.types, v))
+                .cloned(),
+        );
+    }
+    if one {
+        // Distinct across branches (by JSON equality: `1` is `1.0`).
+        starts.push(values.len());
+        for w in starts.windows(2) {
+            let (mine, later) = (&values[w[0]..w[1]], &values[w[1]..]);
+            if mine
+                .iter()
+                .any(|v| later.iter().any(|u| crate::json::equal(u, v)))
+            {
+                return None;
+            }
+        }
+    }
+    Some(values)
+}
+
+/// A node of one `enum` of `values` (with the types of `of`, whose union they decide), for
+/// the fail-fast path only: the error path evaluates `of`'s branches, and reports them.
+fn literal_node(c: &mut Compiled, of: NodeId, values: Vec<serde_json::Value>) -> NodeId {
+    let start = c.values.len() as u32;
+    c.values.extend(values);
+    let span = Span {
+        start,
+        end: c.values.len() as u32,
+    };
+    if span.len() > ENUM_SCAN_LIMIT {
+        enum_table(c, span);
+    }
+    let k = c.keywords.len() as u32;
+    c.keywords.push(Keyword::Enum(span));
+    c.keyword_names.push("enum");
+    let parent = c.nodes[of.index()];
+    let id = NodeId(c.nodes.len() as u32);
+    c.nodes.push(crate::schema::Node {
+        keywords: Span {
+            start: k,
+            end: k + 1,
+        },
+        resource: parent.resource,
+        types: parent.types,
+        typed: false,
+        leaf: true,
+        shape: Shape::Leaf,
+    });
+    // (Every per-node table keeps one entry per node.)
+    c.spec_of.push(u32::MAX);
+    let pointer = c.node_pointers[of.index()];
+    c.node_pointers.push(pointer);
+    c.node_annotations.push(Span { start: 0, end: 0 });
+    id
 }
 
 /// For a union (`oneOf`/`anyOf` alone in its node) whose branches admit disjoint types:

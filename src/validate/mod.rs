@@ -1510,7 +1510,7 @@ fn eval_keyword<C: Collector>(
 /// Whether `instance` has a type in `set` (`"number"` admits integers; an integer-only set
 /// admits `1.0`).
 #[inline(always)]
-fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
+pub(crate) fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
     // The type's bit comes from a table indexed by the instance's tag (a jump on the tag
     // mispredicts on mixed arrays), so the common case is a load and a test.
     let tag = json::kind_index(instance);
@@ -1898,7 +1898,11 @@ fn assertion<C: Collector>(
                 Value::Number(x) => values
                     .iter()
                     .any(|v| matches!(v, Value::Number(y) if json::num_eq(x, y))),
-                _ => values.iter().any(|v| json::equal(instance, v)),
+                // Others against values of their kind only (no call per value of another).
+                _ => values.iter().any(|v| {
+                    std::mem::discriminant(v) == std::mem::discriminant(instance)
+                        && json::equal(instance, v)
+                }),
             };
             found || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
         }
