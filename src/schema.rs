@@ -455,6 +455,39 @@ pub(crate) struct Limit {
     pub(crate) decimal: Option<(u128, i32)>,
 }
 
+/// An `allOf` of `if`/`then`/`else` branches whose conditions each hold when one
+/// property (`key`, the same in all) is one of a few literals (`{"if": {"properties":
+/// {"type": {"const": "List"}}}, "then": ...}`, a chain keyed on a discriminator). When
+/// the instance is an object with that property, the fail-fast path compares its value
+/// with each arm's literals instead of evaluating each condition.
+#[derive(Debug, Clone)]
+pub(crate) struct IfChain {
+    pub(crate) key: Arc<str>,
+    /// The chain's branches, in `allOf` order; the others are evaluated as they are.
+    pub(crate) arms: Box<[IfArm]>,
+}
+
+/// A schema's [`IfChain`]s.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IfChains {
+    pub(crate) chains: Vec<IfChain>,
+    /// Per `node_lists` entry: at the first branch of an `allOf` with a chain, its index
+    /// in `chains` plus one; 0 elsewhere.
+    pub(crate) of: Vec<u32>,
+}
+
+/// One branch of an [`IfChain`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IfArm {
+    /// Its index in the `allOf`.
+    pub(crate) branch: u32,
+    /// The literals its condition holds for (a span of `values`).
+    pub(crate) values: Span,
+    /// What follows when the condition holds, and when not (`NodeId::NONE` for nothing).
+    pub(crate) then: NodeId,
+    pub(crate) els: NodeId,
+}
+
 /// What the properties a node's `unevaluatedProperties` skips are, as far as the node's
 /// unconditional subschemas (its own keywords, `allOf`, `$ref`, followed) tell: those
 /// are evaluated whenever the node is valid. Conditional ones (`anyOf`, `oneOf`, `if`,
@@ -629,6 +662,9 @@ pub(crate) struct Compiled {
     /// Per node with `unevaluatedProperties` (sorted by node): the properties known to be
     /// evaluated whenever the node is valid (see `order::unevaluated_specs`).
     pub(crate) unevaluated: Vec<(NodeId, Unevaluated)>,
+    /// The chains of conditions on one property (see `order::if_chains`); none for most
+    /// schemas (boxed: a word in `Compiled`, which is moved as it is built).
+    pub(crate) if_chains: Option<Box<IfChains>>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation
     /// keeps track of it only then.
@@ -853,6 +889,14 @@ impl Compiled {
             }
             slot = (slot + 1) & mask as usize;
         }
+    }
+
+    /// The chain of conditions of the `allOf` `span`, if it has one.
+    #[inline(always)]
+    pub(crate) fn if_chain(&self, span: Span) -> Option<&IfChain> {
+        let chains = self.if_chains.as_deref()?;
+        let at = *chains.of.get(span.start as usize)?;
+        chains.chains.get((at as usize).checked_sub(1)?)
     }
 
     /// What `node`'s `unevaluatedProperties` knows without evaluating, if computed.

@@ -1783,3 +1783,71 @@ fn unions_of_literals_with_shared_values() {
     check(&draft4, &json!(1.0), false);
     check(&draft4, &json!("a"), true);
 }
+
+#[test]
+fn chains_of_conditions_on_one_property() {
+    // An allOf of if/then/else keyed on "kind", with branches of other forms between.
+    let schema = Schema::compile(&json!({
+        "properties": {"n": {"type": "number"}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": "a"}}},
+             "then": {"required": ["a"]}},
+            {"if": {"properties": {"kind": {"enum": ["b", 2]}}, "required": ["kind"]},
+             "then": {"required": ["b"]}, "else": {"not": {"required": ["b"]}}},
+            {"required": ["always"]},
+            {"if": {"properties": {"other": {"const": "c"}}, "required": ["other"]},
+             "then": {"required": ["c"]}},
+            {"if": {"properties": {"kind": {"type": "string", "enum": [3, "d"]}}},
+             "then": {"required": ["d"]}},
+            {"if": {"properties": {"kind": {"const": {"x": [1]}}}},
+             "then": {"required": ["x"]}},
+            {"if": {"required": ["kind"], "properties": {"kind": {"const": 1}}},
+             "then": {"maxProperties": 3}}
+        ]
+    }))
+    .unwrap();
+    let cases = [
+        (json!({"always": 0, "kind": "a", "a": 0}), true),
+        (json!({"always": 0, "kind": "a"}), false),
+        (json!({"kind": "a", "a": 0}), false),
+        (json!({"always": 0, "kind": "b", "b": 0}), true),
+        (json!({"always": 0, "kind": "b"}), false),
+        (json!({"always": 0, "kind": 2.0, "b": 0}), true),
+        // "b" present while kind is not b or 2: the else fails.
+        (json!({"always": 0, "kind": "z", "b": 0}), false),
+        (json!({"always": 0, "kind": "z"}), true),
+        (json!({"always": 0, "kind": "d", "d": 0}), true),
+        (json!({"always": 0, "kind": "d"}), false),
+        // 3 is not a string: that condition does not hold.
+        (json!({"always": 0, "kind": 3}), true),
+        (json!({"always": 0, "kind": {"x": [1.0]}, "x": 0}), true),
+        (json!({"always": 0, "kind": {"x": [1.0]}}), false),
+        (json!({"always": 0, "kind": 1, "a": 0, "b": 0}), false),
+        (json!({"always": 0, "kind": 1.0}), true),
+        // The other property's condition, outside the chain.
+        (json!({"always": 0, "kind": "z", "other": "c"}), false),
+        (
+            json!({"always": 0, "kind": "z", "other": "c", "c": 0}),
+            true,
+        ),
+        // No "kind": the conditions without required hold.
+        (json!({"always": 0, "a": 0, "d": 0, "x": 0}), true),
+        (json!({"always": 0, "a": 0, "d": 0}), false),
+        (json!({"always": 0, "a": 0, "d": 0, "x": 0, "b": 0}), false),
+        // Not an object: every condition holds, every then is vacuous.
+        (json!("text"), true),
+        (json!([1, 2]), true),
+    ];
+    for (instance, expected) in cases {
+        check(&schema, &instance, expected);
+    }
+    // A then with assertions on other types: a string instance meets every condition.
+    let strings = Schema::compile(&json!({"allOf": [
+        {"if": {"properties": {"k": {"const": "a"}}}, "then": {"maxLength": 2}},
+        {"if": {"properties": {"k": {"const": "b"}}}, "then": {"minLength": 1}}
+    ]}))
+    .unwrap();
+    check(&strings, &json!("abc"), false);
+    check(&strings, &json!("ab"), true);
+    check(&strings, &json!({"k": "b"}), true);
+}

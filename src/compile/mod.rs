@@ -39,7 +39,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     }
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
     let live = order::live_nodes(&c.out, c.definitions > 0);
-    order::optimize(&mut c.out, &live);
+    order::optimize(&mut c.out, &live, c.conditions);
     dispatch::build_all(&mut c.out, &live);
     c.out.shrink_to_fit();
     Ok(c.out)
@@ -121,6 +121,8 @@ struct Compiler<'a> {
     pattern_cache: AHashMap<String, u32>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
+    /// Some `if` was compiled (`order::if_chains` looks for chains of them then).
+    conditions: bool,
     /// One random state for every map (making one per map costs more than a small
     /// schema's whole compile step).
     hasher: ahash::RandomState,
@@ -229,6 +231,7 @@ impl<'a> Compiler<'a> {
                 dispatches: Vec::new(),
                 contains: Vec::new(),
                 unevaluated: Vec::new(),
+                if_chains: None,
                 dynamic_refs: Vec::new(),
                 dynamic_scope: false,
                 step_budget: options.step_budget,
@@ -253,6 +256,7 @@ impl<'a> Compiler<'a> {
             resolved: AHashMap::with_hasher(hasher.clone()),
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
+            conditions: false,
             scratch: String::with_capacity(128),
             task_pointer: String::with_capacity(128),
             hasher,
@@ -1281,6 +1285,7 @@ impl<'a> Compiler<'a> {
                     // Kept even without `then`/`else`: its annotations reach `unevaluated*`.
                     let cond = self.child(task, &["if"], v);
                     self.push_keyword(Keyword::If { cond, then, els }, "if");
+                    self.conditions = true;
                 }
             }
         }

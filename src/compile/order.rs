@@ -246,7 +246,7 @@ fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
 ///
 /// Only the nodes evaluation can reach from the root are worked on (see [`live_nodes`]);
 /// the rest keep the general shape and their keywords in compiled order.
-pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
+pub(crate) fn optimize(c: &mut Compiled, live: &[u32], conditions: bool) {
     let cost = node_costs(c, live);
     sort_keywords(c, &cost, live);
     node_shapes(c, live);
@@ -263,6 +263,9 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32]) {
     branch_targets(c);
     patterned_names(c);
     unevaluated_specs(c, live);
+    if conditions {
+        if_chains(c);
+    }
 }
 
 /// Nodes looked at per `unevaluatedProperties`: past it, what was found is kept (it is
@@ -454,6 +457,135 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             c.nodes[i].shape = Shape::Union;
         }
     }
+}
+
+/// `Compiled::if_chains`: for each `allOf` with two or more branches of the form
+/// `{"if": {"properties": {K: <literals>}, "required": [K]?}, "then": .., "else": ..}`,
+/// one `K` in all (the first such branch's), the literals each condition holds for.
+/// (Not with a dynamic scope kept: the branches' own resources would go unentered.)
+#[inline(never)]
+fn if_chains(c: &mut Compiled) {
+    if c.dynamic_scope {
+        return;
+    }
+    // (The keywords of unreachable nodes too: harmless.)
+    let all_ofs: Vec<Span> = c
+        .keywords
+        .iter()
+        .filter_map(|kw| match *kw {
+            Keyword::AllOf(span) if span.len() >= 2 => Some(span),
+            _ => None,
+        })
+        .collect();
+    let mut chains: Vec<crate::schema::IfChain> = Vec::new();
+    let mut of = Vec::new();
+    for span in all_ofs {
+        let mut key: Option<std::sync::Arc<str>> = None;
+        let mut arms = Vec::new();
+        for j in 0..span.len() {
+            let Some((name, values, then, els)) = if_arm(c, c.node_list(span)[j]) else {
+                continue;
+            };
+            if key.get_or_insert_with(|| name.clone()).as_ref() != name.as_ref() {
+                continue;
+            }
+            let values = match values {
+                Ok(span) => span,
+                Err(list) => {
+                    let start = c.values.len() as u32;
+                    c.values.extend(list);
+                    Span {
+                        start,
+                        end: c.values.len() as u32,
+                    }
+                }
+            };
+            arms.push(crate::schema::IfArm {
+                branch: j as u32,
+                values,
+                then: c.fail_fast_target(then),
+                els: c.fail_fast_target(els),
+            });
+        }
+        if let Some(key) = key
+            && arms.len() >= 2
+        {
+            if of.is_empty() {
+                of = vec![0; c.node_lists.len()];
+            }
+            chains.push(crate::schema::IfChain {
+                key,
+                arms: arms.into(),
+            });
+            of[span.start as usize] = chains.len() as u32;
+        }
+    }
+    if !chains.is_empty() {
+        c.if_chains = Some(Box::new(crate::schema::IfChains { chains, of }));
+    }
+}
+
+/// An arm of an `if` chain (see `if_chains`): the branch `b` is an `if` alone whose
+/// condition is `properties` of one name, maybe with `required` of it, the name's
+/// schema an `enum` or a `const`. Gives the name, the literals (a span of `values` as it
+/// is, or those the schema's types admit), `then` and `else`.
+#[allow(clippy::type_complexity)]
+fn if_arm(
+    c: &Compiled,
+    b: NodeId,
+) -> Option<(
+    std::sync::Arc<str>,
+    Result<Span, Vec<serde_json::Value>>,
+    NodeId,
+    NodeId,
+)> {
+    let n = c.nodes[b.index()];
+    let [Keyword::If { cond, then, els }] = c.keywords[n.body()] else {
+        return None;
+    };
+    if n.types != TypeSet::all() || cond.is_none() {
+        return None;
+    }
+    let cn = c.nodes[c.fail_fast_target(cond).index()];
+    if cn.types != TypeSet::all() {
+        return None;
+    }
+    let (properties, required) = match c.keywords[cn.body()] {
+        [Keyword::Properties(p)] => (p, None),
+        [Keyword::Properties(p), Keyword::Required(r)]
+        | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
+        _ => return None,
+    };
+    let [(ref name, child)] = c.properties[properties.range()] else {
+        return None;
+    };
+    if let Some(r) = required
+        && !matches!(&c.strings[r.range()], [only] if only.as_ref() == name.as_ref())
+    {
+        return None;
+    }
+    let vn = c.nodes[c.fail_fast_target(child).index()];
+    if vn.types.is_strict() {
+        return None;
+    }
+    let span = match c.keywords[vn.body()] {
+        [Keyword::Enum(s)] => s,
+        [Keyword::Const(v)] => Span {
+            start: v,
+            end: v + 1,
+        },
+        _ => return None,
+    };
+    let values = if vn.types == TypeSet::all() {
+        Ok(span)
+    } else {
+        Err(c.values[span.range()]
+            .iter()
+            .filter(|v| crate::validate::admits(vn.types, v))
+            .cloned()
+            .collect())
+    };
+    Some((name.clone(), values, then, els))
 }
 
 /// Values in a union of literals at most (past it, the branches are tried as they are).

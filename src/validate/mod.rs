@@ -1126,9 +1126,86 @@ fn if_then_else(
 /// `allOf` on the fail-fast path.
 #[inline(never)]
 fn all_of(c: &Compiled, span: crate::schema::Span, instance: &Value, ctx: Ctx<'_>) -> bool {
-    c.branches(span)
+    let children = c.branches(span);
+    if let Some(chain) = c.if_chain(span)
+        && let Value::Object(o) = instance
+    {
+        return if_chain(c, children, chain, o, instance, ctx);
+    }
+    children
         .iter()
         .all(|child| valid_at(c, *child, instance, ctx))
+}
+
+/// An `allOf` with a chain of conditions on one property (see `IfChain`), for an object:
+/// with that property, each arm's condition holds exactly when its value is one of the
+/// arm's literals (the property's other keywords, none, and `required` of it, met);
+/// without, the branches are evaluated as they are.
+#[inline(never)]
+fn if_chain(
+    c: &Compiled,
+    children: &[NodeId],
+    chain: &crate::schema::IfChain,
+    o: &Map<String, Value>,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    let Some(value) = o.get(chain.key.as_ref()) else {
+        return children
+            .iter()
+            .all(|child| valid_at(c, *child, instance, ctx));
+    };
+    // (One loop per kind of value, its comparison inline.)
+    match value {
+        Value::String(s) => if_chain_arms(
+            c,
+            children,
+            chain,
+            instance,
+            ctx,
+            |v| matches!(v, Value::String(t) if crate::names::same(t, s)),
+        ),
+        Value::Number(x) => if_chain_arms(
+            c,
+            children,
+            chain,
+            instance,
+            ctx,
+            |v| matches!(v, Value::Number(y) if json::num_eq(x, y)),
+        ),
+        _ => if_chain_arms(c, children, chain, instance, ctx, |v| {
+            std::mem::discriminant(v) == std::mem::discriminant(value) && json::equal(v, value)
+        }),
+    }
+}
+
+/// `if_chain`'s walk of the branches, `is` telling whether a literal is the value.
+#[inline(always)]
+fn if_chain_arms(
+    c: &Compiled,
+    children: &[NodeId],
+    chain: &crate::schema::IfChain,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    is: impl Fn(&Value) -> bool,
+) -> bool {
+    let mut arms = chain.arms.iter().peekable();
+    for (j, &child) in children.iter().enumerate() {
+        let next = match arms.next_if(|arm| arm.branch as usize == j) {
+            Some(arm) => {
+                if c.values[arm.values.range()].iter().any(&is) {
+                    arm.then
+                } else {
+                    arm.els
+                }
+            }
+            None => child,
+        };
+        if !next.is_none() && !valid_at(c, next, instance, ctx) {
+            return false;
+        }
+    }
+    true
 }
 
 /// `items` (from index `skip`) on the fail-fast path of the general keyword loop (out of
