@@ -574,7 +574,11 @@ pub(crate) fn eval<C: Collector>(
         }
         if shape == Shape::Leaf {
             // Assertions only: no scope, no stack check, no annotations to roll back.
-            return eval_leaf(c, node, n.body(), instance, ctx, col);
+            let body = n.body();
+            if body.len() == 1 {
+                return leaf_one(c, node, body.start, instance, ctx, col);
+            }
+            return eval_leaf(c, node, body, instance, ctx, col);
         }
         if shape == Shape::TypedArray {
             return typed_array(c, node, instance);
@@ -1856,6 +1860,38 @@ fn required_met(c: &Compiled, span: crate::schema::Span, o: &Map<String, Value>)
             .all(|name| json::has_key(o, name.as_ref()))
 }
 
+/// A node of assertions only with one keyword, the commonest once `type` is hoisted
+/// (`{"type": "string", "enum": [..]}`), fail-fast: without `eval_leaf`'s loop, so with
+/// a small frame.
+#[inline(never)]
+fn leaf_one<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    at: usize,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Some(&kw) = c.keywords.get(at) else {
+        return false;
+    };
+    match (kw, instance) {
+        (Keyword::Enum(span), Value::String(s)) => c.enum_has_string(span, s),
+        (Keyword::Const(i), Value::String(s)) => {
+            matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+        }
+        // (As in `eval_leaf`: the byte length decides most cases.)
+        (Keyword::MaxLength(max), Value::String(s)) => {
+            s.len() as u64 <= max || code_points(s) <= max
+        }
+        (Keyword::MinLength(min), Value::String(s)) => {
+            s.len() as u64 >= min.saturating_mul(4)
+                || (s.len() as u64 >= min && code_points(s) >= min)
+        }
+        _ => assertion(c, node, at, kw, instance, ctx, col),
+    }
+}
+
 /// The keywords `body` of a node of assertions only, fail-fast.
 #[inline(never)]
 fn eval_leaf<C: Collector>(
@@ -2036,8 +2072,10 @@ fn assertion<C: Collector>(
             _ => true,
         },
         Keyword::MinLength(min) => match instance {
+            // At most four bytes per code point: a long enough string needs no count.
             Value::String(s) => {
-                (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
+                s.len() as u64 >= min.saturating_mul(4)
+                    || (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
                     || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
             }
             _ => true,
