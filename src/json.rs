@@ -141,6 +141,24 @@ impl TypeSet {
         TypeSet(self.0 | ty.bit())
     }
 
+    /// The one kind of instance (an index into [`INSTANCE_KINDS`]) the set admits, when
+    /// it admits the instances of one kind and all of them: `number` (with `integer` or
+    /// not), `string`, `array`, ... alone. `None` for `integer` alone and for more.
+    pub(crate) fn single_kind(self) -> Option<u8> {
+        let set = if self.contains(JsonType::Number) {
+            self.without(JsonType::Integer)
+        } else {
+            self
+        };
+        if set.is_strict() || set.contains(JsonType::Integer) || set.0.count_ones() != 1 {
+            return None;
+        }
+        INSTANCE_KINDS
+            .iter()
+            .position(|&k| set.contains(k))
+            .map(|k| k as u8)
+    }
+
     /// Whether the set names `ty` exactly.
     pub const fn contains(self, ty: JsonType) -> bool {
         self.0 & ty.bit() != 0
@@ -788,6 +806,27 @@ mod tests {
         assert!(equal(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
         assert!(!equal(&json!([1]), &json!([true])));
         assert!(!equal(&json!(0), &json!(false)));
+    }
+
+    #[test]
+    fn single_kinds() {
+        let set = |types: &[JsonType]| types.iter().fold(TypeSet::empty(), |s, &t| s.with(t));
+        assert_eq!(set(&[JsonType::String]).single_kind(), Some(3));
+        assert_eq!(set(&[JsonType::Number]).single_kind(), Some(2));
+        assert_eq!(
+            set(&[JsonType::Number, JsonType::Integer]).single_kind(),
+            Some(2)
+        );
+        assert_eq!(set(&[JsonType::Null]).single_kind(), Some(0));
+        assert_eq!(set(&[JsonType::Object]).single_kind(), Some(5));
+        assert_eq!(set(&[JsonType::Integer]).single_kind(), None);
+        assert_eq!(set(&[JsonType::String, JsonType::Null]).single_kind(), None);
+        assert_eq!(TypeSet::all().single_kind(), None);
+        assert_eq!(TypeSet::empty().single_kind(), None);
+        assert_eq!(
+            set(&[JsonType::Number]).strict_integers().single_kind(),
+            None
+        );
     }
 
     #[test]

@@ -274,6 +274,9 @@ pub(crate) struct ArraySpec {
     pub(crate) min: u64,
     pub(crate) max: u64,
     pub(crate) items: TypeSet,
+    /// `items` as the one kind of instance it admits (`TypeSet::single_kind`), or
+    /// `u8::MAX`: the typed-array walk then compares the items' tags only.
+    pub(crate) kind: u8,
     /// The items' schema.
     pub(crate) item: NodeId,
     /// `uniqueItems: true`.

@@ -1851,3 +1851,54 @@ fn chains_of_conditions_on_one_property() {
     check(&strings, &json!("ab"), true);
     check(&strings, &json!({"k": "b"}), true);
 }
+
+#[test]
+fn arrays_of_one_kind_of_item_compare_tags() {
+    // Items of one kind (strings, numbers with or without integers, nulls, booleans,
+    // arrays, objects) against items of every kind; and sets of more than one kind.
+    let samples = [
+        json!(null),
+        json!(true),
+        json!(1),
+        json!(1.5),
+        json!(-0.0),
+        json!("s"),
+        json!([]),
+        json!({}),
+    ];
+    for (types, accepts) in [
+        (json!("string"), vec![5]),
+        (json!("number"), vec![2, 3, 4]),
+        (json!(["number", "integer"]), vec![2, 3, 4]),
+        (json!("integer"), vec![2, 4]),
+        (json!("null"), vec![0]),
+        (json!("boolean"), vec![1]),
+        (json!("array"), vec![6]),
+        (json!("object"), vec![7]),
+        (json!(["string", "null"]), vec![0, 5]),
+    ] {
+        let schema = Schema::compile(&json!({
+            "type": "array",
+            "items": {"type": types},
+            "maxItems": 3
+        }))
+        .unwrap();
+        check(&schema, &json!([]), true);
+        for (i, item) in samples.iter().enumerate() {
+            let ok = accepts.contains(&i);
+            check(&schema, &json!([item, item]), ok);
+            // The wrong kind last, after items of the right one.
+            if let Some(&good) = accepts.first() {
+                check(&schema, &json!([samples[good], samples[good], item]), ok);
+            }
+        }
+        if let Some(&good) = accepts.first() {
+            // Over the bound.
+            check(
+                &schema,
+                &Value::Array(vec![samples[good].clone(); 4]),
+                false,
+            );
+        }
+    }
+}

@@ -263,6 +263,9 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32], conditions: bool) {
     branch_targets(c);
     patterned_names(c);
     unevaluated_specs(c, live);
+    for spec in &mut c.array_specs {
+        spec.kind = spec.items.single_kind().unwrap_or(u8::MAX);
+    }
     if conditions {
         if_chains(c);
     }
@@ -872,6 +875,7 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
                 min: 0,
                 max: u64::MAX,
                 items: TypeSet::all(),
+                kind: u8::MAX,
                 item: NodeId::NONE,
                 unique: false,
             };

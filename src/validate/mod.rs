@@ -1622,7 +1622,23 @@ fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
         return valid_at_general(c, node, instance);
     };
     let len = items.len() as u64;
-    len >= spec.min && len <= spec.max && items.iter().all(|item| admits(spec.items, item))
+    if len < spec.min || len > spec.max {
+        return false;
+    }
+    if spec.kind != u8::MAX {
+        // (One kind of item, strings or numbers most often: a compare of tags.)
+        return items
+            .iter()
+            .all(|item| json::kind_index(item) as u8 == spec.kind);
+    }
+    all_admitted(spec.items, items)
+}
+
+/// Whether every item has a type in `set` (out of line: the integer test's registers
+/// would make every typed array's frame larger).
+#[inline(never)]
+fn all_admitted(set: crate::json::TypeSet, items: &[Value]) -> bool {
+    items.iter().all(|item| admits(set, item))
 }
 
 /// `node` evaluated by the general keyword loop, from an empty context.
