@@ -1902,3 +1902,42 @@ fn arrays_of_one_kind_of_item_compare_tags() {
         }
     }
 }
+
+#[test]
+fn consts_of_scalars() {
+    for (constant, same, different) in [
+        (
+            json!(true),
+            vec![json!(true)],
+            vec![json!(false), json!(1), json!("true"), json!(null)],
+        ),
+        (
+            json!(false),
+            vec![json!(false)],
+            vec![json!(true), json!(0), json!([])],
+        ),
+        (
+            json!(2),
+            vec![json!(2), json!(2.0)],
+            vec![json!(3), json!("2"), json!(2.5), json!(true)],
+        ),
+        (json!(-0.5), vec![json!(-0.5)], vec![json!(0.5), json!(0)]),
+        (
+            json!(null),
+            vec![json!(null)],
+            vec![json!(false), json!(0), json!({})],
+        ),
+        (json!("x"), vec![json!("x")], vec![json!("y"), json!(["x"])]),
+    ] {
+        let schema = Schema::compile(&json!({"const": constant})).unwrap();
+        let inside = Schema::compile(&json!({"properties": {"p": {"const": constant}}})).unwrap();
+        for v in same {
+            check(&schema, &v, true);
+            check(&inside, &json!({"p": v}), true);
+        }
+        for v in different {
+            check(&schema, &v, false);
+            check(&inside, &json!({"p": v}), false);
+        }
+    }
+}

@@ -1896,6 +1896,13 @@ fn leaf_one<C: Collector>(
         (Keyword::Const(i), Value::String(s)) => {
             matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
         }
+        // (Other scalars inline too: `{"const": true}`, `{"const": 2}`.)
+        (Keyword::Const(i), Value::Bool(b)) => {
+            matches!(&c.values[i as usize], Value::Bool(t) if t == b)
+        }
+        (Keyword::Const(i), Value::Number(x)) => {
+            matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(x, y))
+        }
         // (As in `eval_leaf`: the byte length decides most cases.)
         (Keyword::MaxLength(max), Value::String(s)) => {
             s.len() as u64 <= max || code_points(s) <= max
