@@ -567,11 +567,28 @@ fn if_arm(
     {
         return None;
     }
-    let vn = c.nodes[c.fail_fast_target(child).index()];
-    if vn.types.is_strict() {
+    let (span, types) = literals(c, child)?;
+    let values = if types == TypeSet::all() {
+        Ok(span)
+    } else {
+        Err(c.values[span.range()]
+            .iter()
+            .filter(|v| crate::validate::admits(types, v))
+            .cloned()
+            .collect())
+    };
+    Some((name.clone(), values, then, els))
+}
+
+/// For a node (past forwards) of one `enum` or `const` and nothing else but a `type`: its
+/// values (a span of `values`) and its types, which only the values they admit pass.
+/// `None` for any other node, and under draft-4 integer typing.
+fn literals(c: &Compiled, node: NodeId) -> Option<(Span, TypeSet)> {
+    let n = c.nodes[c.fail_fast_target(node).index()];
+    if n.types.is_strict() {
         return None;
     }
-    let span = match c.keywords[vn.body()] {
+    let span = match c.keywords[n.body()] {
         [Keyword::Enum(s)] => s,
         [Keyword::Const(v)] => Span {
             start: v,
@@ -579,16 +596,7 @@ fn if_arm(
         },
         _ => return None,
     };
-    let values = if vn.types == TypeSet::all() {
-        Ok(span)
-    } else {
-        Err(c.values[span.range()]
-            .iter()
-            .filter(|v| crate::validate::admits(vn.types, v))
-            .cloned()
-            .collect())
-    };
-    Some((name.clone(), values, then, els))
+    Some((span, n.types))
 }
 
 /// Values in a union of literals at most (past it, the branches are tried as they are).
@@ -608,22 +616,15 @@ fn literal_union(c: &Compiled, span: Span, one: bool) -> Option<Vec<serde_json::
     let mut values: Vec<serde_json::Value> = Vec::new();
     let mut starts = Vec::with_capacity(branches.len());
     for &b in branches {
-        let n = c.nodes[c.fail_fast_target(b).index()];
-        if n.types.is_strict() {
-            return None;
-        }
-        let own = match c.keywords[n.body()] {
-            [Keyword::Enum(s)] => &c.values[s.range()],
-            [Keyword::Const(v)] => std::slice::from_ref(&c.values[v as usize]),
-            _ => return None,
-        };
+        let (own, types) = literals(c, b)?;
         if values.len() + own.len() > LITERALS_MAX {
             return None;
         }
         starts.push(values.len());
         values.extend(
-            own.iter()
-                .filter(|v| crate::validate::admits(n.types, v))
+            c.values[own.range()]
+                .iter()
+                .filter(|v| crate::validate::admits(types, v))
                 .cloned(),
         );
     }
