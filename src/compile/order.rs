@@ -582,7 +582,10 @@ fn if_arm(
 
 /// For a node (past forwards) of one `enum` or `const` and nothing else but a `type`: its
 /// values (a span of `values`) and its types, which only the values they admit pass.
-/// `None` for any other node, and under draft-4 integer typing.
+/// `None` for any other node, under draft-4 integer typing, and for more than
+/// `LITERALS_MAX` values or a value of more than `LITERAL_SIZE` parts: the values are
+/// copied and compared by the callers, once per reference to the node (a hostile schema
+/// names one large literal many times).
 fn literals(c: &Compiled, node: NodeId) -> Option<(Span, TypeSet)> {
     let n = c.nodes[c.fail_fast_target(node).index()];
     if n.types.is_strict() {
@@ -596,7 +599,29 @@ fn literals(c: &Compiled, node: NodeId) -> Option<(Span, TypeSet)> {
         },
         _ => return None,
     };
-    Some((span, n.types))
+    let small = span.len() <= LITERALS_MAX
+        && c.values[span.range()].iter().all(|v| {
+            let mut left = LITERAL_SIZE;
+            fits(v, &mut left)
+        });
+    small.then_some((span, n.types))
+}
+
+/// Parts (values, nested ones included) a literal may have to be merged or copied.
+const LITERAL_SIZE: u32 = 32;
+
+/// Whether `v` has at most `left` parts (counting stops there: bounded work however
+/// large `v` is).
+fn fits(v: &serde_json::Value, left: &mut u32) -> bool {
+    if *left == 0 {
+        return false;
+    }
+    *left -= 1;
+    match v {
+        serde_json::Value::Array(items) => items.iter().all(|x| fits(x, left)),
+        serde_json::Value::Object(map) => map.values().all(|x| fits(x, left)),
+        _ => true,
+    }
 }
 
 /// Values in a union of literals at most (past it, the branches are tried as they are).
