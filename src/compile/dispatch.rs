@@ -12,6 +12,7 @@
 use crate::json;
 use crate::schema::{Compiled, Dispatch, Filter, Keyword, NodeId, Span};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// How deep the derivation follows `$ref`, `allOf` and nested `oneOf`/`anyOf`.
@@ -56,16 +57,17 @@ fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Arc<str>, Nod
     }
 }
 
-/// The values a property is pinned to by a node (`const`, `enum`, through `$ref`s).
-fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Value>> {
+/// The values a property is pinned to by a node (`const`, `enum`, through `$ref`s):
+/// borrowed from the schema's values unless two keywords intersect.
+fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Cow<'_, [Value]>> {
     if depth > MAX_DEPTH || !work() {
         return None;
     }
-    let mut out: Option<Vec<Value>> = None;
+    let mut out: Option<Cow<'_, [Value]>> = None;
     for kw in c.keywords_of(node) {
         let found = match *kw {
-            Keyword::Const(i) => Some(vec![c.values[i as usize].clone()]),
-            Keyword::Enum(span) => Some(c.values[span.range()].to_vec()),
+            Keyword::Const(i) => Some(Cow::Borrowed(std::slice::from_ref(&c.values[i as usize]))),
+            Keyword::Enum(span) => Some(Cow::Borrowed(&c.values[span.range()])),
             Keyword::Ref(t) => pinned_values(c, t, depth + 1),
             _ => None,
         };
@@ -73,11 +75,28 @@ fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Vec<Value>> {
             out = Some(match out {
                 None => values,
                 // Both hold: keep the values in both.
-                Some(prev) => common(prev, &values),
+                Some(prev) => Cow::Owned(common(prev.into_owned(), &values)),
             });
         }
     }
     out
+}
+
+/// Whether [`pinned_values`] finds values for `node`: the same walk (and work counted),
+/// nothing copied.
+fn is_pinned(c: &Compiled, node: NodeId, depth: u32) -> bool {
+    if depth > MAX_DEPTH || !work() {
+        return false;
+    }
+    let mut found = false;
+    for kw in c.keywords_of(node) {
+        found |= match *kw {
+            Keyword::Const(_) | Keyword::Enum(_) => true,
+            Keyword::Ref(t) => is_pinned(c, t, depth + 1),
+            _ => false,
+        };
+    }
+    found
 }
 
 /// The values of `x` that `y` also holds (JSON equality).
@@ -210,7 +229,7 @@ fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
                 let props = declared_properties(c, kw);
                 match props.binary_search_by(|(n, _)| n.as_ref().cmp(prop)) {
                     Ok(i) => Filter::Accept {
-                        values: pinned_values(c, props[i].1, depth + 1),
+                        values: pinned_values(c, props[i].1, depth + 1).map(Cow::into_owned),
                         excluded: excluded_values(c, props[i].1, depth + 1),
                         required: false,
                     },
@@ -248,7 +267,7 @@ fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec<Arc<str>>)
         match *kw {
             Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
                 for (name, child) in declared_properties(c, kw) {
-                    if pinned_values(c, *child, depth + 1).is_some() && !out.contains(name) {
+                    if is_pinned(c, *child, depth + 1) && !out.contains(name) {
                         out.push(name.clone());
                     }
                 }
@@ -428,7 +447,7 @@ const EXCLUSIVE_BUDGET: usize = 100_000;
 fn exclusive(c: &Compiled, span: Span, dispatch: Option<&Dispatch>) -> bool {
     use crate::json::JsonType::Object;
     let branches = c.node_list(span);
-    let pinned: Vec<Option<Vec<Value>>> =
+    let pinned: Vec<Option<Cow<'_, [Value]>>> =
         branches.iter().map(|&b| pinned_values(c, b, 0)).collect();
     let mut budget = EXCLUSIVE_BUDGET;
     // Whether some value is in both lists; `None` when the budget runs out.
