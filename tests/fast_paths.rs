@@ -406,6 +406,88 @@ fn forwards_keep_the_dynamic_scope() {
 }
 
 #[test]
+fn dynamic_references_to_an_anchor_of_the_root_resolve_to_the_root() {
+    // The root's resource is the outermost of every dynamic scope: when it defines the
+    // anchor, it wins over "tree"'s own, whatever path led to the reference.
+    let schema = Schema::compile(&json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.com/strict",
+        "$dynamicAnchor": "node",
+        "$ref": "tree",
+        "unevaluatedProperties": false,
+        "$defs": {
+            "tree": {
+                "$id": "tree",
+                "$dynamicAnchor": "node",
+                "type": "object",
+                "properties": {
+                    "children": {"type": "array", "items": {"$dynamicRef": "#node"}},
+                    "name": {"type": "string"}
+                }
+            }
+        }
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"children": [{"name": "a", "children": []}]}),
+        true,
+    );
+    // Strictness reaches the children through the root's anchor.
+    check(&schema, &json!({"children": [{"nmae": "a"}]}), false);
+    check(
+        &schema,
+        &json!({"children": [{"children": [{"extra": 1}]}]}),
+        false,
+    );
+    check(&schema, &json!({"children": [1]}), false);
+    let errors: Vec<_> = schema
+        .iter_errors(&json!({"children": [{"nmae": "a"}]}))
+        .collect();
+    assert!(!errors.is_empty());
+    // Reported through the reference under its own name.
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.keyword_location().contains("/items/$dynamicRef/")),
+        "{:?}",
+        errors
+            .iter()
+            .map(|e| e.keyword_location())
+            .collect::<Vec<_>>()
+    );
+
+    // The same with `$recursiveRef` (2019-09), and with the root's anchor absent: there
+    // "tree"'s own anchor is the outermost, and children need not be strict.
+    for (root_anchor, strict) in [(true, true), (false, false)] {
+        let mut root = json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$id": "https://example.com/strict",
+            "$ref": "tree",
+            "unevaluatedProperties": false,
+            "$defs": {
+                "tree": {
+                    "$id": "tree",
+                    "$recursiveAnchor": true,
+                    "type": "object",
+                    "properties": {
+                        "children": {"type": "array", "items": {"$recursiveRef": "#"}},
+                        "name": {"type": "string"}
+                    }
+                }
+            }
+        });
+        if root_anchor {
+            root["$recursiveAnchor"] = json!(true);
+        }
+        let schema = Schema::compile(&root).unwrap();
+        check(&schema, &json!({"children": [{"name": "a"}]}), true);
+        check(&schema, &json!({"children": [{"nmae": "a"}]}), !strict);
+        check(&schema, &json!({"nmae": "a"}), false);
+    }
+}
+
+#[test]
 fn arrays_of_typed_items() {
     let pairs = Schema::compile(&json!({
         "type": "array",

@@ -33,6 +33,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     let root_id = c.load_root()?;
     c.run()?;
     c.out.root = root_id;
+    resolve_outermost_anchors(&mut c.out);
     // Without references the nodes form a tree: no cycle to look for.
     if !c.resolved.is_empty() || !c.out.dynamic_refs.is_empty() {
         cycles::check(&c.out)?;
@@ -43,6 +44,33 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     dispatch::build_all(&mut c.out, &live);
     c.out.shrink_to_fit();
     Ok(c.out)
+}
+
+/// Resolves, once and for all, each `$dynamicRef` (or `$recursiveRef`) whose anchor the
+/// root's resource defines.
+///
+/// The dynamic scope always starts at the root's resource, and the outermost resource in
+/// it that defines the anchor wins: when that is the root's, no run can resolve such a
+/// reference elsewhere (the meta-schemas' `#meta`, a recursive schema's extension point).
+/// With no reference left to look at the scope, evaluation keeps none and takes the
+/// shortcuts that skip nodes. (The keyword stays a `$dynamicRef`: as a `$ref`, the
+/// dispatch analysis would follow each one back into the root's union, which cost cql2
+/// a fifth more compile time for 2% less validation time.)
+fn resolve_outermost_anchors(out: &mut Compiled) {
+    if out.dynamic_refs.is_empty() {
+        return;
+    }
+    let root = out.nodes[out.root.index()].resource as usize;
+    if let Some(resource) = out.resources.get(root) {
+        for d in &mut out.dynamic_refs {
+            if let Some(name) = d.anchor
+                && let Some(&(_, node)) = resource.dynamic_anchors.iter().find(|(n, _)| *n == name)
+            {
+                d.target = node;
+                d.anchor = None;
+            }
+        }
+    }
 }
 
 /// One loaded document.
