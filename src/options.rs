@@ -138,10 +138,10 @@ impl Options {
     /// use toolschema::{ErrorKind, Options};
     /// use serde_json::json;
     ///
-    /// // Two subschemas that both recurse into the items: the work doubles per level.
+    /// // Two subschemas that both recurse into the first item: the work doubles per level.
     /// let doubling = json!({"allOf": [
-    ///     {"items": {"$ref": "#"}},
-    ///     {"items": {"$ref": "#"}, "maxItems": 5}
+    ///     {"prefixItems": [{"$ref": "#"}]},
+    ///     {"prefixItems": [{"$ref": "#"}], "maxItems": 5}
     /// ]});
     /// let mut deep = json!([]);
     /// for _ in 0..12 {

@@ -968,8 +968,12 @@ fn doubling_branches_stop_on_the_step_budget() {
             ]}}, "$ref": "#/$defs/n"}),
         ),
         (
+            // (`prefixItems` is not fused: see `allof_doubling_is_fused_on_the_fail_fast_path`.)
             "allOf",
-            json!({"allOf": [{"items": {"$ref": "#"}}, {"items": {"$ref": "#"}, "title": "x"}]}),
+            json!({"allOf": [
+                {"prefixItems": [{"$ref": "#"}]},
+                {"prefixItems": [{"$ref": "#"}], "title": "x"}
+            ]}),
         ),
         (
             "properties and patternProperties",
@@ -999,14 +1003,58 @@ fn doubling_branches_stop_on_the_step_budget() {
     }
 }
 
-/// `Options::step_budget` moves the bound both ways: 2^18 doublings are past the default
-/// for a 19-value instance and within a raised budget.
+/// An `allOf` whose branches each apply the root to the items doubles the work at every
+/// level when its branches are evaluated one by one, as the reporting paths do (they stop
+/// on the step budget). The fail-fast path fuses the branches (one `items`, the `allOf` of
+/// both schemas, each reached once): it answers in linear time, and answers right.
+#[test]
+fn allof_doubling_is_fused_on_the_fail_fast_path() {
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let schema = Schema::compile(&json!({"allOf": [
+        {"items": {"$ref": "#"}},
+        {"items": {"$ref": "#"}, "maxItems": 5}
+    ]}))
+    .unwrap();
+    let deep = Deep(nest_arrays(60, json!([])));
+    let too_long = Deep(nest_arrays(60, json!([1, 2, 3, 4, 5, 6])));
+    measure("2^60 allOf doublings, fail-fast", 64 * MIB, || {
+        assert!(schema.is_valid(&deep));
+        assert!(!schema.is_valid(&too_long));
+        // The reporting paths ask the fail-fast path first.
+        assert!(schema.validate(&deep).is_ok());
+        assert_eq!(schema.iter_errors(&deep).count(), 0);
+        // `evaluate` collects every branch's annotations, one by one: it stops on the
+        // budget.
+        let e = schema.evaluate(&deep);
+        assert!(!e.is_valid());
+        let kinds: Vec<&ErrorKind> = e.errors().iter().map(|e| e.kind()).collect();
+        assert_eq!(kinds, [&ErrorKind::EvaluationBudgetExceeded]);
+    });
+    // Shallow instances: both paths decide, and agree.
+    for instance in [
+        json!([[[]]]),
+        json!([[1, 2, 3, 4, 5, 6]]),
+        json!([[], [[]], 1]),
+        json!("not an array"),
+    ] {
+        assert_eq!(
+            schema.is_valid(&instance),
+            schema.validate(&instance).is_ok(),
+            "{instance}"
+        );
+    }
+    assert!(!schema.is_valid(&json!([[1, 2, 3, 4, 5, 6]])));
+}
+
+/// `Options::step_budget` moves the bound both ways: 2^18 doublings (two steps each) are
+/// past the default for a 19-value instance and within a raised budget.
 #[test]
 fn the_step_budget_is_an_option() {
     let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    // (`prefixItems`: not fused, so that the fail-fast path doubles too.)
     let doubling = json!({"allOf": [
-        {"items": {"$ref": "#"}},
-        {"items": {"$ref": "#"}, "maxItems": 5}
+        {"prefixItems": [{"$ref": "#"}]},
+        {"prefixItems": [{"$ref": "#"}], "maxItems": 5}
     ]});
     let instance = Deep(nest_arrays(18, json!([])));
     let default = Schema::compile(&doubling).unwrap();
@@ -1017,7 +1065,7 @@ fn the_step_budget_is_an_option() {
         ErrorKind::EvaluationBudgetExceeded
     );
     let raised = Options::new()
-        .step_budget(1 << 20, 1024)
+        .step_budget(1 << 21, 1024)
         .compile(&doubling)
         .unwrap();
     measure("2^18 doublings within a raised budget", 64 * MIB, || {
@@ -1299,4 +1347,41 @@ fn unions_of_references_to_one_large_literal() {
     // The chain's condition holds for the large literal only (every arm's then).
     assert!(compiled.is_valid(&json!({"k": [1, 2]})));
     assert!(!compiled.is_valid(&json!({"k": big})));
+}
+
+#[test]
+fn all_ofs_of_large_tables_compile_in_bounded_memory() {
+    // Two definitions of 500 properties each, and 2,000 properties whose schema is the
+    // `allOf` of both: fusing every one would copy a million table entries (some hundred
+    // MiB). Fusion copies at most a few times the schema's own tables.
+    let _exclusive = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    let table = |prefix: &str| {
+        let props: Map<String, Value> = (0..500)
+            .map(|i| (format!("{prefix}{i}"), json!({"type": "integer"})))
+            .collect();
+        json!({"type": "object", "properties": props})
+    };
+    let mut props = Map::new();
+    for i in 0..2000 {
+        props.insert(
+            format!("x{i}"),
+            json!({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]}),
+        );
+    }
+    let schema = Deep(json!({
+        "$defs": {"a": table("a"), "b": table("b")},
+        "properties": props
+    }));
+    let compiled = measure(
+        "2,000 allOfs of two 500-property tables, compile",
+        16 * MIB,
+        || Schema::compile(&schema).unwrap(),
+    );
+    for i in [0, 1, 1999] {
+        let key = format!("x{i}");
+        assert!(compiled.is_valid(&json!({&key: {"a1": 1, "b499": 2}})));
+        assert!(!compiled.is_valid(&json!({&key: {"a1": 1, "b499": "2"}})));
+        assert!(!compiled.is_valid(&json!({&key: {"a499": 1.5}})));
+        assert!(!compiled.is_valid(&json!({&key: []})));
+    }
 }

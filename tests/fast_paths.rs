@@ -2023,3 +2023,289 @@ fn consts_of_scalars() {
         }
     }
 }
+
+#[test]
+fn all_of_objects_walked_once() {
+    // Each walk applies its own schema of a name, else its other keys' schema: the fused
+    // walk must give every combination the answer of the branches one by one.
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"kind": {"enum": ["a", "b"]}, "shared": {"type": "string"}},
+        "required": ["kind"],
+        "additionalProperties": {"type": ["integer", "string", "boolean"]},
+        "allOf": [
+            {"$ref": "#/$defs/base"},
+            {
+                "properties": {"shared": {"minLength": 2}, "count": {"minimum": 0}},
+                "required": ["shared"],
+                "maxProperties": 4
+            }
+        ],
+        "$defs": {
+            "base": {
+                "type": ["object", "null"],
+                "properties": {"kind": {}, "shared": {}, "count": {}, "flag": {"type": "boolean"}},
+                "additionalProperties": false,
+                "minProperties": 2
+            }
+        }
+    }))
+    .unwrap();
+    check(&schema, &json!({"kind": "a", "shared": "xy"}), true);
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "count": 3, "flag": true}),
+        true,
+    );
+    // `shared` too short for the second branch, of the wrong type for the node's own.
+    check(&schema, &json!({"kind": "a", "shared": "x"}), false);
+    check(&schema, &json!({"kind": "a", "shared": 12}), false);
+    // A name only `base` forbids (its `additionalProperties: false`).
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "other": 1}),
+        false,
+    );
+    // A name `base` declares, checked by the node's own `additionalProperties`.
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "count": 1.5}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "count": -1}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "flag": "yes"}),
+        false,
+    );
+    // `required` of either, `maxProperties` of the second, `enum` of the node.
+    check(&schema, &json!({"shared": "xy", "count": 1}), false);
+    check(&schema, &json!({"kind": "a", "count": 1}), false);
+    check(&schema, &json!({"kind": "c", "shared": "xy"}), false);
+    check(
+        &schema,
+        &json!({"kind": "a", "shared": "xy", "count": 1, "flag": true, "x": 1}),
+        false,
+    );
+    // The types of all three: only objects.
+    check(&schema, &json!(null), false);
+    check(&schema, &json!("text"), false);
+}
+
+#[test]
+fn all_of_arrays_merge_their_items() {
+    // Versioned presets: each version's array schema adds properties to the items, and
+    // the list of all names closes them.
+    let item =
+        |props: Value| json!({"type": "array", "items": {"type": "object", "properties": props}});
+    let schema = Schema::compile(&json!({
+        "type": "array",
+        "allOf": [
+            {"$ref": "#/$defs/v1"},
+            {"$ref": "#/$defs/v2"}
+        ],
+        "items": {
+            "properties": {"name": {}, "size": {}, "tags": {}},
+            "required": ["name"],
+            "additionalProperties": false
+        },
+        "maxItems": 3,
+        "$defs": {
+            "v1": item(json!({"name": {"type": "string", "minLength": 1}, "size": {"type": "integer"}})),
+            "v2": item(json!({"tags": {"type": "array", "items": {"type": "string"}}, "size": {"minimum": 1}}))
+        }
+    }))
+    .unwrap();
+    check(&schema, &json!([]), true);
+    check(
+        &schema,
+        &json!([{"name": "a"}, {"name": "b", "size": 2, "tags": ["x"]}]),
+        true,
+    );
+    check(&schema, &json!([{"name": ""}]), false);
+    check(&schema, &json!([{"name": "a", "size": 0}]), false);
+    check(&schema, &json!([{"name": "a", "size": 1.5}]), false);
+    check(&schema, &json!([{"name": "a", "tags": [1]}]), false);
+    check(&schema, &json!([{"name": "a", "other": 1}]), false);
+    check(&schema, &json!([{"size": 1}]), false);
+    check(&schema, &json!([1]), false);
+    check(
+        &schema,
+        &json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}]),
+        false,
+    );
+    check(&schema, &json!({"name": "a"}), false);
+}
+
+#[test]
+fn all_of_branches_fused_with_keywords_of_their_own() {
+    // Branches holding more than walks: kept as they are beside the fused walk.
+    let schema = Schema::compile(&json!({
+        "allOf": [
+            {"properties": {"a": {"type": "integer"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+            {"properties": {"b": {"type": "string"}}, "not": {"required": ["c"]}},
+            {"properties": {"a": {"maximum": 10}}, "propertyNames": {"maxLength": 3}},
+            false
+        ]
+    }))
+    .unwrap();
+    for instance in [json!({"a": 1}), json!({}), json!(1)] {
+        check(&schema, &instance, false);
+    }
+    let schema = Schema::compile(&json!({
+        "allOf": [
+            {"properties": {"a": {"type": "integer"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+            {"properties": {"b": {"type": "string"}}, "not": {"required": ["c"]}},
+            {"properties": {"a": {"maximum": 10}}, "propertyNames": {"maxLength": 3}},
+            {"const": {"a": 1}, "title": "only this"}
+        ]
+    }))
+    .unwrap();
+    check(&schema, &json!({"a": 1}), true);
+    check(&schema, &json!({"a": 2}), false);
+    let schema = Schema::compile(&json!({
+        "allOf": [
+            {"properties": {"a": {"type": "integer"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+            {"properties": {"b": {"type": "string"}}, "not": {"required": ["c"]}},
+            {"properties": {"a": {"maximum": 10}}, "propertyNames": {"maxLength": 3}}
+        ]
+    }))
+    .unwrap();
+    check(&schema, &json!({"a": 1}), true);
+    check(&schema, &json!({"b": "x", "abc": 1}), true);
+    check(&schema, &json!({"a": 11}), false);
+    check(&schema, &json!({"a": "1"}), false);
+    check(&schema, &json!({"b": 1}), false);
+    check(&schema, &json!({"a": 1, "c": 1}), false);
+    check(&schema, &json!({"a": 1, "long": 1}), false);
+    check(&schema, &json!({"x": 1}), false);
+    // (`required` holds of a non-object, so the `not` fails it.)
+    check(&schema, &json!("not an object"), false);
+}
+
+#[test]
+fn all_of_that_cannot_be_fused_keeps_its_branches() {
+    // Keywords that read their siblings, draft-4 integers, a dynamic scope kept: the
+    // branches are evaluated one by one, and answer the same.
+    let cases = [
+        (
+            json!({"allOf": [
+                {"prefixItems": [{"type": "integer"}], "items": {"type": "string"}},
+                {"items": {"maxLength": 2}}
+            ]}),
+            vec![
+                (json!([1, "ab"]), true),
+                (json!([1, "abc"]), false),
+                (json!(["a"]), false),
+            ],
+        ),
+        (
+            // (A branch that may evaluate some names: what is left is not known.)
+            json!({"allOf": [
+                {"properties": {"a": {}}},
+                {"properties": {"b": {}}, "anyOf": [{"properties": {"c": {}}}, true]}
+            ], "unevaluatedProperties": false}),
+            vec![
+                (json!({"a": 1, "b": 2, "c": 3}), true),
+                (json!({"a": 1, "d": 2}), false),
+            ],
+        ),
+        (
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "allOf": [
+                {"type": "integer", "properties": {"a": {}}},
+                {"properties": {"b": {}}}
+            ]}),
+            vec![
+                (json!(1), true),
+                (json!(1.0), false),
+                (json!({"a": 1}), false),
+            ],
+        ),
+    ];
+    for (schema, instances) in cases {
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in instances {
+            check(&compiled, &instance, expected);
+        }
+    }
+}
+
+#[test]
+fn all_of_of_a_recursive_schema_is_fused_once() {
+    // Each tree's children are trees with a name: the fused items meet the same schemas
+    // again at every level, and compile to a finite graph.
+    let schema = Schema::compile(&json!({
+        "$defs": {
+            "tree": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}},
+            "named": {"properties": {"name": {"type": "string"}}, "required": ["name"]}
+        },
+        "allOf": [{"$ref": "#/$defs/tree"}, {"$ref": "#/$defs/named"}]
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"name": "r", "children": [{"name": "a", "children": []}]}),
+        true,
+    );
+    check(
+        &schema,
+        &json!({"name": "r", "children": [{"children": []}]}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"name": "r", "children": [{"name": "a", "children": [{"name": 1}]}]}),
+        false,
+    );
+    check(&schema, &json!({"name": "r", "children": {}}), false);
+}
+
+#[test]
+fn all_of_closed_by_unevaluated_properties() {
+    // The 2020-12 way to close a composition: what the parts declare is evaluated, the
+    // rest meets `unevaluatedProperties`.
+    let schema = Schema::compile(&json!({
+        "allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}],
+        "unevaluatedProperties": {"type": "integer"},
+        "$defs": {
+            "a": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+            "b": {"properties": {"y": {"type": "boolean"}, "x": {"minLength": 2}}}
+        }
+    }))
+    .unwrap();
+    check(&schema, &json!({"x": "ab", "y": true}), true);
+    check(&schema, &json!({"x": "ab", "z": 1}), true);
+    check(&schema, &json!({"x": "ab", "z": "1"}), false);
+    check(&schema, &json!({"x": "a"}), false);
+    check(&schema, &json!({"x": "ab", "y": 1}), false);
+    check(&schema, &json!({"y": true}), false);
+    check(&schema, &json!([]), false);
+    // A part with `additionalProperties` evaluates every name.
+    let schema = Schema::compile(&json!({
+        "allOf": [
+            {"properties": {"x": {"type": "string"}}},
+            {"properties": {"y": {}}, "additionalProperties": {"type": "boolean"}}
+        ],
+        "unevaluatedProperties": false
+    }))
+    .unwrap();
+    check(&schema, &json!({"y": 1, "z": true}), true);
+    check(&schema, &json!({"z": 1}), false);
+    // (`x` is another key of the second part: a boolean there, a string in the first.)
+    check(&schema, &json!({"x": "a"}), false);
+    check(&schema, &json!({"x": true}), false);
+    // Items only (no walk): every name is unevaluated.
+    let schema = Schema::compile(&json!({
+        "allOf": [{"items": {"type": "integer"}}, {"items": {"minimum": 0}}],
+        "unevaluatedProperties": false
+    }))
+    .unwrap();
+    check(&schema, &json!([1, 2]), true);
+    check(&schema, &json!([-1]), false);
+    check(&schema, &json!({}), true);
+    check(&schema, &json!({"a": 1}), false);
+}

@@ -8,6 +8,7 @@ mod caps;
 mod cycles;
 pub(crate) mod dialect;
 mod dispatch;
+mod fuse;
 mod keys;
 mod order;
 pub(crate) mod pointer;
@@ -39,8 +40,12 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
         cycles::check(&c.out)?;
     }
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
-    let live = order::live_nodes(&c.out, c.definitions > 0);
-    order::optimize(&mut c.out, &live, c.conditions);
+    let mut live = order::live_nodes(&c.out, c.definitions > 0);
+    let fused = match c.all_ofs {
+        true => fuse::fuse_all_ofs(&mut c.out, &mut live),
+        false => Vec::new(),
+    };
+    order::optimize(&mut c.out, &live, c.conditions, &fused);
     dispatch::build_all(&mut c.out, &live);
     c.out.shrink_to_fit();
     Ok(c.out)
@@ -151,6 +156,8 @@ struct Compiler<'a> {
     definitions: usize,
     /// Some `if` was compiled (`order::if_chains` looks for chains of them then).
     conditions: bool,
+    /// Some `allOf` was compiled (`fuse` looks for some to fuse then).
+    all_ofs: bool,
     /// One random state for every map (making one per map costs more than a small
     /// schema's whole compile step).
     hasher: ahash::RandomState,
@@ -285,6 +292,7 @@ impl<'a> Compiler<'a> {
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
             conditions: false,
+            all_ofs: false,
             scratch: String::with_capacity(128),
             task_pointer: String::with_capacity(128),
             hasher,
@@ -1290,6 +1298,7 @@ impl<'a> Compiler<'a> {
                 (Kw::OneOf, Keyword::OneOf),
             ] {
                 if let Some(v) = map.kw(kw) {
+                    self.all_ofs |= kw == Kw::AllOf;
                     let kw = kw.name();
                     let span = self.schema_list(task, kw, v)?;
                     self.push_keyword(make(span), kw);

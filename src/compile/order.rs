@@ -246,7 +246,12 @@ fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
 ///
 /// Only the nodes evaluation can reach from the root are worked on (see [`live_nodes`]);
 /// the rest keep the general shape and their keywords in compiled order.
-pub(crate) fn optimize(c: &mut Compiled, live: &[u32], conditions: bool) {
+pub(crate) fn optimize(
+    c: &mut Compiled,
+    live: &[u32],
+    conditions: bool,
+    fused: &[(NodeId, NodeId)],
+) {
     let cost = node_costs(c, live);
     sort_keywords(c, &cost, live);
     node_shapes(c, live);
@@ -260,6 +265,7 @@ pub(crate) fn optimize(c: &mut Compiled, live: &[u32], conditions: bool) {
     fuse_required(c, live);
     object_specs(c, live);
     settle_shapes(c, live);
+    fused_forwards(c, fused);
     branch_targets(c);
     patterned_names(c);
     unevaluated_specs(c, live);
@@ -458,6 +464,18 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
         {
             // A tuple with bounds (`{"minItems": 2, "maxItems": 3, "prefixItems": [..]}`).
             c.nodes[i].shape = Shape::Union;
+        }
+    }
+}
+
+/// The nodes whose `allOf` was fused (see `fuse`) forward the fail-fast path to the
+/// fused node (a node of another shape keeps it: none fuses an `allOf` in practice).
+fn fused_forwards(c: &mut Compiled, fused: &[(NodeId, NodeId)]) {
+    for &(node, to) in fused {
+        let n = &mut c.nodes[node.index()];
+        if matches!(n.shape, Shape::General | Shape::Union) {
+            n.shape = Shape::Forward;
+            c.spec_of[node.index()] = to.0;
         }
     }
 }

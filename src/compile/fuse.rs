@@ -1,0 +1,397 @@
+//! `allOf` fused for the fail-fast path: an object that must pass several schemas, each
+//! with its own `properties`, is walked once instead of once per schema.
+//!
+//! Schemas compose by `allOf` ("a preset of version 3 is a preset of version 1 with these
+//! properties too", the meta-schema's seven vocabularies): each branch walks the
+//! instance's keys and looks each one up in its table. For a node whose `allOf` branches
+//! (and `$ref` targets, followed) hold between them two walks or more, the compiler adds a
+//! node that checks the same in one: one table of every name declared, each name's schema
+//! the `allOf` of the schemas every branch applies to it (its own, or the branch's
+//! `additionalProperties`), `required` merged, bounds the tightest, `items` merged the same
+//! way; every other keyword (assertions, `anyOf`, `not`...) copied as it is. The fail-fast
+//! path goes on to that node; the error path evaluates, and reports, the branches.
+
+use crate::json::TypeSet;
+use crate::schema::{Additional, Compiled, Keyword, KeywordName, Node, NodeId, Shape, Span};
+use std::sync::Arc;
+
+/// Most nodes (the node, its `allOf` branches and `$ref` targets) one fusion takes in.
+const MAX_PARTS: usize = 32;
+
+/// Most declared names one fused node holds (its table is a copy of the branches').
+const MAX_NAMES: usize = 1024;
+
+/// What the branches of one node hold between them.
+struct Parts {
+    seen: Vec<NodeId>,
+    types: Option<TypeSet>,
+    /// Each walk: its `properties` and the schema of its other keys (`NONE`: none).
+    walks: Vec<(Span, NodeId)>,
+    required: Vec<Arc<str>>,
+    min_properties: Option<u64>,
+    max_properties: Option<u64>,
+    items: Vec<NodeId>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique: bool,
+    /// Keywords that need no sibling, kept as they are.
+    copied: Vec<(Keyword, KeywordName)>,
+    /// The node's own `unevaluatedProperties` schema (`NONE`: none).
+    unevaluated: NodeId,
+}
+
+/// The parts of `node`, `None` when a keyword cannot be fused (one that reads its
+/// siblings: `unevaluated*`, `prefixItems` and the `items` after it) or there are too
+/// many.
+fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
+    let mut p = Parts {
+        seen: Vec::new(),
+        types: None,
+        walks: Vec::new(),
+        required: Vec::new(),
+        min_properties: None,
+        max_properties: None,
+        items: Vec::new(),
+        min_items: None,
+        max_items: None,
+        unique: false,
+        copied: Vec::new(),
+        unevaluated: NodeId::NONE,
+    };
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        // (`allOf` applies each schema once however often it is reached.)
+        if p.seen.contains(&n) {
+            continue;
+        }
+        if p.seen.len() == MAX_PARTS {
+            return None;
+        }
+        p.seen.push(n);
+        for k in c.nodes[n.index()].keywords.range() {
+            let kw = c.keywords[k];
+            match kw {
+                Keyword::AllOf(span) => stack.extend(c.node_list(span).iter().rev()),
+                Keyword::Ref(target) => stack.push(target),
+                // (Draft-4 integers: left to the keyword.)
+                Keyword::Type(set) if set.is_strict() => return None,
+                Keyword::Type(set) => {
+                    p.types = Some(p.types.map_or(set, |t| t.intersect(set)));
+                }
+                Keyword::Properties(span) => p.walks.push((span, NodeId::NONE)),
+                Keyword::AdditionalProperties(i) => {
+                    let a = c.additional[i as usize];
+                    if a.patterns.len() > 0 {
+                        return None;
+                    }
+                    p.walks.push((a.properties, a.node));
+                }
+                Keyword::Required(span) => {
+                    for name in &c.strings[span.range()] {
+                        if !p.required.contains(name) {
+                            p.required.push(name.clone());
+                        }
+                    }
+                }
+                Keyword::MinProperties(m) => p.min_properties = p.min_properties.max(Some(m)),
+                Keyword::MaxProperties(m) => {
+                    p.max_properties = Some(p.max_properties.map_or(m, |x| x.min(m)));
+                }
+                Keyword::Items { node, skip: 0 } => p.items.push(node),
+                Keyword::MinItems(m) => p.min_items = p.min_items.max(Some(m)),
+                Keyword::MaxItems(m) => p.max_items = Some(p.max_items.map_or(m, |x| x.min(m))),
+                Keyword::UniqueItems => p.unique = true,
+                // The node's own, when what its parts evaluate is known from them alone.
+                Keyword::UnevaluatedProperties(child) if n == node => p.unevaluated = child,
+                Keyword::Items { .. }
+                | Keyword::PrefixItems(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | Keyword::DynamicRef(_) => return None,
+                _ => p.copied.push((kw, c.keyword_names[k])),
+            }
+        }
+    }
+    // `unevaluatedProperties` applies to the names no part declares, unless a kept
+    // keyword may evaluate some (a branch taken, a pattern matched).
+    if !p.unevaluated.is_none()
+        && p.copied.iter().any(|(kw, _)| {
+            matches!(
+                kw,
+                Keyword::AnyOf(_)
+                    | Keyword::OneOf(_)
+                    | Keyword::If { .. }
+                    | Keyword::DependentSchemas(_)
+                    | Keyword::PatternProperties(_)
+            )
+        })
+    {
+        return None;
+    }
+    Some(p)
+}
+
+/// Whether `a` sorts before `b` (byte order, as `str`'s): their first eight bytes
+/// compared as one integer, which tells most names apart with no call.
+fn before(a: &str, b: &str) -> bool {
+    let head = |s: &str| {
+        let mut word = [0u8; 8];
+        let n = s.len().min(8);
+        word[..n].copy_from_slice(&s.as_bytes()[..n]);
+        u64::from_be_bytes(word)
+    };
+    match head(a).cmp(&head(b)) {
+        std::cmp::Ordering::Equal => a < b,
+        order => order.is_lt(),
+    }
+}
+
+/// Whether a node accepts everything (`{}`, `true`, annotations only).
+fn accepts_all(c: &Compiled, node: NodeId) -> bool {
+    c.nodes[node.index()].keywords.len() == 0
+}
+
+/// Whether a node rejects everything (`false`).
+fn rejects_all(c: &Compiled, node: NodeId) -> bool {
+    matches!(c.keywords_of(node), [Keyword::False])
+}
+
+/// What applies the schemas of `all` (left in any order, repeats dropped): one of them,
+/// or a new `allOf` node, queued to be fused in its turn. `fallback` stands for none.
+fn all_of(
+    c: &mut Compiled,
+    near: NodeId,
+    all: &mut Vec<NodeId>,
+    fallback: NodeId,
+    fusion: &mut Fusion,
+) -> NodeId {
+    all.retain(|&n| !accepts_all(c, n));
+    all.sort_unstable();
+    all.dedup();
+    if let Some(&no) = all.iter().find(|&&n| rejects_all(c, n)) {
+        return no;
+    }
+    match all.len() {
+        0 => fallback,
+        1 => all[0],
+        _ => {
+            // (One node per set of schemas: a recursive schema's fused items meet the
+            // same set again, and must not add a node each time.)
+            if let Some(&known) = fusion.made.get(all.as_slice()) {
+                return known;
+            }
+            let start = c.node_lists.len() as u32;
+            c.node_lists.extend_from_slice(all);
+            let span = Span {
+                start,
+                end: c.node_lists.len() as u32,
+            };
+            let id = new_node(c, near, &[(Keyword::AllOf(span), "allOf")]);
+            fusion.nodes_left = fusion.nodes_left.saturating_sub(1);
+            fusion.queue.push(id);
+            fusion.made.insert(all.clone(), id);
+            id
+        }
+    }
+}
+
+/// A node of `keywords`, in `near`'s resource and at its location.
+fn new_node(c: &mut Compiled, near: NodeId, keywords: &[(Keyword, KeywordName)]) -> NodeId {
+    let start = c.keywords.len() as u32;
+    for &(kw, name) in keywords {
+        c.keywords.push(kw);
+        c.keyword_names.push(name);
+    }
+    let id = NodeId(c.nodes.len() as u32);
+    c.nodes.push(Node {
+        keywords: Span {
+            start,
+            end: c.keywords.len() as u32,
+        },
+        resource: c.nodes[near.index()].resource,
+        types: TypeSet::all(),
+        typed: false,
+        leaf: false,
+        shape: Shape::General,
+    });
+    // (Every per-node table keeps one entry per node.)
+    let pointer = c.node_pointers[near.index()];
+    c.node_pointers.push(pointer);
+    c.node_annotations.push(Span { start: 0, end: 0 });
+    id
+}
+
+/// The work left and the budget.
+struct Fusion {
+    queue: Vec<NodeId>,
+    /// Nodes that may still be added (fused nodes and `allOf`s of merged schemas).
+    nodes_left: usize,
+    /// Table entries that may still be copied.
+    names_left: usize,
+    /// The `allOf` nodes added, by their schemas (sorted).
+    made: ahash::AHashMap<Vec<NodeId>, NodeId>,
+}
+
+/// Fuses every `allOf` worth it (see the module's comment): the pairs (node, fused node)
+/// whose first the fail-fast path gives way to the second; the nodes added are live.
+pub(crate) fn fuse_all_ofs(c: &mut Compiled, live: &mut Vec<u32>) -> Vec<(NodeId, NodeId)> {
+    // (A dynamic scope kept must see each branch's resource entered.)
+    if c.dynamic_scope {
+        return Vec::new();
+    }
+    let queue: Vec<NodeId> = live
+        .iter()
+        .rev()
+        .map(|&i| NodeId(i))
+        .filter(|&n| {
+            c.keywords_of(n)
+                .iter()
+                .any(|k| matches!(k, Keyword::AllOf(_)))
+        })
+        .collect();
+    if queue.is_empty() {
+        return Vec::new();
+    }
+    let first_added = c.nodes.len();
+    // Bounded by the schema's own size: a schema cannot make its compiled form grow by
+    // more than a fraction of itself through fusion.
+    let mut fusion = Fusion {
+        queue,
+        nodes_left: 64 + c.nodes.len() / 2,
+        names_left: 1024 + 2 * c.properties.len(),
+        made: ahash::AHashMap::new(),
+    };
+    let mut pairs = Vec::new();
+    while let Some(node) = fusion.queue.pop() {
+        let Some(p) = parts(c, node) else {
+            continue;
+        };
+        let names: usize = p.walks.iter().map(|(span, _)| span.len()).sum();
+        let worth = p.walks.len() >= 2 || p.items.len() >= 2;
+        // (At most one node per name, one for the other keys, one for the items and the
+        // fused node itself.)
+        if !worth || names > MAX_NAMES || names > fusion.names_left || names + 3 > fusion.nodes_left
+        {
+            continue;
+        }
+        fusion.names_left -= names;
+        let fused = build(c, node, p, &mut fusion);
+        pairs.push((node, fused));
+    }
+    live.extend(first_added as u32..c.nodes.len() as u32);
+    pairs
+}
+
+/// The fused node of `node`'s parts.
+fn build(c: &mut Compiled, node: NodeId, p: Parts, fusion: &mut Fusion) -> NodeId {
+    let mut keywords: Vec<(Keyword, KeywordName)> = Vec::new();
+    if let Some(types) = p.types {
+        keywords.push((Keyword::Type(types), "type"));
+    }
+    if !p.walks.is_empty() || !p.unevaluated.is_none() {
+        // The walks' names merged in order (each span is sorted by name already), each
+        // name's schema the `allOf` of what every walk applies to it: its own schema of
+        // the name, else its other keys' schema.
+        let others: smallvec::SmallVec<[NodeId; 8]> = p.walks.iter().map(|&(_, o)| o).collect();
+        let mut cursor: smallvec::SmallVec<[u32; 8]> =
+            p.walks.iter().map(|(span, _)| span.start).collect();
+        let mut entries: Vec<(Arc<str>, NodeId)> = Vec::new();
+        let mut all = Vec::new();
+        loop {
+            let mut least: Option<&Arc<str>> = None;
+            for (w, (span, _)) in p.walks.iter().enumerate() {
+                if cursor[w] < span.end {
+                    let name = &c.properties[cursor[w] as usize].0;
+                    if least.is_none_or(|l| before(name, l)) {
+                        least = Some(name);
+                    }
+                }
+            }
+            let Some(name) = least.cloned() else {
+                break;
+            };
+            all.clear();
+            let mut fallback = NodeId::NONE;
+            for (w, (span, _)) in p.walks.iter().enumerate() {
+                let at = cursor[w];
+                if at < span.end && crate::names::same(&c.properties[at as usize].0, &name) {
+                    let child = c.properties[at as usize].1;
+                    all.push(child);
+                    if fallback.is_none() {
+                        fallback = child;
+                    }
+                    cursor[w] += 1;
+                } else if !others[w].is_none() {
+                    all.push(others[w]);
+                }
+            }
+            let child = all_of(c, node, &mut all, fallback, fusion);
+            entries.push((name, child));
+        }
+        let start = c.properties.len() as u32;
+        c.properties.extend(entries);
+        let span = Span {
+            start,
+            end: c.properties.len() as u32,
+        };
+        all.clear();
+        all.extend(others.iter().copied().filter(|o| !o.is_none()));
+        // (A walk with other keys' schema evaluates every name: none is left unevaluated.)
+        if all.is_empty() && !p.unevaluated.is_none() {
+            all.push(p.unevaluated);
+        }
+        let open = all.iter().all(|&o| accepts_all(c, o));
+        if open {
+            if span.len() > 0 {
+                keywords.push((Keyword::Properties(span), "properties"));
+            }
+        } else {
+            let other = all_of(c, node, &mut all, NodeId::NONE, fusion);
+            c.additional.push(Additional {
+                node: other,
+                properties: span,
+                patterns: Span { start: 0, end: 0 },
+            });
+            let i = (c.additional.len() - 1) as u32;
+            keywords.push((Keyword::AdditionalProperties(i), "additionalProperties"));
+        }
+    }
+    if !p.required.is_empty() {
+        let start = c.strings.len() as u32;
+        c.strings.extend(p.required);
+        let span = Span {
+            start,
+            end: c.strings.len() as u32,
+        };
+        keywords.push((Keyword::Required(span), "required"));
+    }
+    if let Some(m) = p.min_properties {
+        keywords.push((Keyword::MinProperties(m), "minProperties"));
+    }
+    if let Some(m) = p.max_properties {
+        keywords.push((Keyword::MaxProperties(m), "maxProperties"));
+    }
+    if let Some(&fallback) = p.items.first() {
+        let mut all = p.items.clone();
+        let item = all_of(c, node, &mut all, fallback, fusion);
+        keywords.push((
+            Keyword::Items {
+                node: item,
+                skip: 0,
+            },
+            "items",
+        ));
+    }
+    if let Some(m) = p.min_items {
+        keywords.push((Keyword::MinItems(m), "minItems"));
+    }
+    if let Some(m) = p.max_items {
+        keywords.push((Keyword::MaxItems(m), "maxItems"));
+    }
+    if p.unique {
+        keywords.push((Keyword::UniqueItems, "uniqueItems"));
+    }
+    keywords.extend(p.copied);
+    fusion.nodes_left = fusion.nodes_left.saturating_sub(1);
+    new_node(c, node, &keywords)
+}
