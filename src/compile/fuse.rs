@@ -13,6 +13,7 @@
 
 use crate::json::TypeSet;
 use crate::schema::{Additional, Compiled, Keyword, KeywordName, Node, NodeId, Shape, Span};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Most nodes (the node, its `allOf` branches and `$ref` targets) one fusion takes in.
@@ -23,19 +24,19 @@ const MAX_NAMES: usize = 1024;
 
 /// What the branches of one node hold between them.
 struct Parts {
-    seen: Vec<NodeId>,
+    seen: SmallVec<[NodeId; 8]>,
     types: Option<TypeSet>,
     /// Each walk: its `properties` and the schema of its other keys (`NONE`: none).
-    walks: Vec<(Span, NodeId)>,
-    required: Vec<Arc<str>>,
+    walks: SmallVec<[(Span, NodeId); 4]>,
+    required: SmallVec<[Arc<str>; 4]>,
     min_properties: Option<u64>,
     max_properties: Option<u64>,
-    items: Vec<NodeId>,
+    items: SmallVec<[NodeId; 4]>,
     min_items: Option<u64>,
     max_items: Option<u64>,
     unique: bool,
     /// Keywords that need no sibling, kept as they are.
-    copied: Vec<(Keyword, KeywordName)>,
+    copied: SmallVec<[(Keyword, KeywordName); 4]>,
     /// The node's own `unevaluatedProperties` schema (`NONE`: none).
     unevaluated: NodeId,
 }
@@ -45,20 +46,20 @@ struct Parts {
 /// many.
 fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
     let mut p = Parts {
-        seen: Vec::new(),
+        seen: SmallVec::new(),
         types: None,
-        walks: Vec::new(),
-        required: Vec::new(),
+        walks: SmallVec::new(),
+        required: SmallVec::new(),
         min_properties: None,
         max_properties: None,
-        items: Vec::new(),
+        items: SmallVec::new(),
         min_items: None,
         max_items: None,
         unique: false,
-        copied: Vec::new(),
+        copied: SmallVec::new(),
         unevaluated: NodeId::NONE,
     };
-    let mut stack = vec![node];
+    let mut stack: SmallVec<[NodeId; 8]> = smallvec::smallvec![node];
     while let Some(n) = stack.pop() {
         // (`allOf` applies each schema once however often it is reached.)
         if p.seen.contains(&n) {
@@ -71,7 +72,7 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
         for k in c.nodes[n.index()].keywords.range() {
             let kw = c.keywords[k];
             match kw {
-                Keyword::AllOf(span) => stack.extend(c.node_list(span).iter().rev()),
+                Keyword::AllOf(span) => stack.extend(c.node_list(span).iter().rev().copied()),
                 Keyword::Ref(target) => stack.push(target),
                 // (Draft-4 integers: left to the keyword.)
                 Keyword::Type(set) if set.is_strict() => return None,
@@ -165,6 +166,10 @@ fn all_of(
     fallback: NodeId,
     fusion: &mut Fusion,
 ) -> NodeId {
+    // (Most names are declared by one walk: nothing to merge.)
+    if let [one] = all[..] {
+        return one;
+    }
     all.retain(|&n| !accepts_all(c, n));
     all.sort_unstable();
     all.dedup();
@@ -372,7 +377,7 @@ fn build(c: &mut Compiled, node: NodeId, p: Parts, fusion: &mut Fusion) -> NodeI
         keywords.push((Keyword::MaxProperties(m), "maxProperties"));
     }
     if let Some(&fallback) = p.items.first() {
-        let mut all = p.items.clone();
+        let mut all = p.items.to_vec();
         let item = all_of(c, node, &mut all, fallback, fusion);
         keywords.push((
             Keyword::Items {
