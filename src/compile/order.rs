@@ -1065,24 +1065,51 @@ fn forward_targets(c: &mut Compiled, live: &[u32]) {
 fn inferred_types(c: &mut Compiled, live: &[u32]) {
     let all = TypeSet::all();
     let mut accepts: Vec<TypeSet> = c.nodes.iter().map(|n| n.types).collect();
-    for _ in 0..8 {
-        let mut changed = false;
-        for &i in live {
-            let n = c.nodes[i as usize];
-            if n.typed || n.shape == Shape::TypeUnion || n.types.is_strict() {
+    // What each node's own keywords allow (`type`, `const`, `enum`, `false`), found once;
+    // only the nodes whose set depends on others' (`$ref`, `allOf`, `anyOf`, `oneOf`) are
+    // gone over again, children (minted after their parents, mostly) first.
+    let mut dependent: smallvec::SmallVec<[(u32, TypeSet); 64]> = smallvec::SmallVec::new();
+    for &i in live.iter().rev() {
+        let n = c.nodes[i as usize];
+        if n.typed || n.shape == Shape::TypeUnion || n.types.is_strict() {
+            continue;
+        }
+        let mut set = n.types;
+        let mut depends = false;
+        for kw in c.keywords_of(NodeId(i)) {
+            let k = match *kw {
+                Keyword::False => TypeSet::empty(),
+                // A draft-4 `type` not hoisted: left to the keyword.
+                Keyword::Type(t) if !t.is_strict() => t,
+                Keyword::Const(v) => TypeSet::of_value(&c.values[v as usize]),
+                Keyword::Enum(span) => c.values[span.range()]
+                    .iter()
+                    .fold(TypeSet::empty(), |a, v| a.union(TypeSet::of_value(v))),
+                Keyword::Ref(_) | Keyword::AllOf(_) | Keyword::AnyOf(_) | Keyword::OneOf(_) => {
+                    depends = true;
+                    continue;
+                }
+                _ => continue,
+            };
+            if k.is_strict() {
                 continue;
             }
-            let mut set = n.types;
+            set = set.intersect(k);
+        }
+        accepts[i as usize] = set;
+        if depends {
+            dependent.push((i, set));
+        }
+    }
+    // Each round keeps every set an over-approximation (sets only shrink), so stopping
+    // early is safe.
+    for _ in 0..8 {
+        let mut changed = false;
+        for &(i, own) in &dependent {
+            let mut set = own;
             for kw in c.keywords_of(NodeId(i)) {
                 let of = |id: &NodeId| accepts[id.index()];
                 let k = match *kw {
-                    Keyword::False => TypeSet::empty(),
-                    // A draft-4 `type` not hoisted: left to the keyword.
-                    Keyword::Type(t) if !t.is_strict() => t,
-                    Keyword::Const(v) => TypeSet::of_value(&c.values[v as usize]),
-                    Keyword::Enum(span) => c.values[span.range()]
-                        .iter()
-                        .fold(TypeSet::empty(), |a, v| a.union(TypeSet::of_value(v))),
                     Keyword::Ref(t) => accepts[t.index()],
                     Keyword::AllOf(span) => c
                         .node_list(span)
@@ -1092,7 +1119,7 @@ fn inferred_types(c: &mut Compiled, live: &[u32]) {
                         .node_list(span)
                         .iter()
                         .fold(TypeSet::empty(), |a, id| a.union(of(id))),
-                    _ => all,
+                    _ => continue,
                 };
                 if k.is_strict() {
                     continue;
