@@ -2309,3 +2309,44 @@ fn all_of_closed_by_unevaluated_properties() {
     check(&schema, &json!({}), true);
     check(&schema, &json!({"a": 1}), false);
 }
+
+#[test]
+fn references_beside_walks_are_fused() {
+    // 2020-12: `$ref` beside `properties` applies both; the node's own
+    // `additionalProperties` sees its own names only, `unevaluatedProperties` all of them.
+    let defs = json!({"base": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}});
+    let open = Schema::compile(&json!({
+        "$ref": "#/$defs/base",
+        "properties": {"name": {"type": "string"}},
+        "unevaluatedProperties": false,
+        "$defs": defs
+    }))
+    .unwrap();
+    check(&open, &json!({"id": 1, "name": "a"}), true);
+    check(&open, &json!({"id": 1}), true);
+    check(&open, &json!({"id": "1"}), false);
+    check(&open, &json!({"name": "a"}), false);
+    check(&open, &json!({"id": 1, "other": 0}), false);
+    let closed = Schema::compile(&json!({
+        "$ref": "#/$defs/base",
+        "properties": {"name": {"type": "string"}},
+        "additionalProperties": false,
+        "$defs": defs
+    }))
+    .unwrap();
+    // `id` is another key to this node's `additionalProperties`.
+    check(&closed, &json!({"id": 1, "name": "a"}), false);
+    check(&closed, &json!({"name": "a"}), false);
+    check(&closed, &json!({}), false);
+    // Draft 7: siblings of `$ref` are ignored.
+    let draft7 = Schema::compile(&json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {"base": {"properties": {"id": {"type": "integer"}}}},
+        "$ref": "#/definitions/base",
+        "properties": {"name": {"type": "string"}},
+        "additionalProperties": false
+    }))
+    .unwrap();
+    check(&draft7, &json!({"id": 1, "name": 2, "other": 3}), true);
+    check(&draft7, &json!({"id": "1"}), false);
+}

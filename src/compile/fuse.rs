@@ -2,7 +2,8 @@
 //! with its own `properties`, is walked once instead of once per schema.
 //!
 //! Schemas compose by `allOf` ("a preset of version 3 is a preset of version 1 with these
-//! properties too", the meta-schema's seven vocabularies): each branch walks the
+//! properties too", the meta-schema's seven vocabularies), or by a `$ref` beside keywords
+//! of the node's own (2019-09 and later): each branch walks the
 //! instance's keys and looks each one up in its table. For a node whose `allOf` branches
 //! (and `$ref` targets, followed) hold between them two walks or more, the compiler adds a
 //! node that checks the same in one: one table of every name declared, each name's schema
@@ -249,9 +250,10 @@ pub(crate) fn fuse_all_ofs(c: &mut Compiled, live: &mut Vec<u32>) -> Vec<(NodeId
         .rev()
         .map(|&i| NodeId(i))
         .filter(|&n| {
-            c.keywords_of(n)
-                .iter()
-                .any(|k| matches!(k, Keyword::AllOf(_)))
+            let keywords = c.keywords_of(n);
+            // (`$ref` beside other keywords applies both, as an `allOf` of the two would.)
+            keywords.iter().any(|k| matches!(k, Keyword::AllOf(_)))
+                || (keywords.len() > 1 && keywords.iter().any(|k| matches!(k, Keyword::Ref(_))))
         })
         .collect();
     if queue.is_empty() {

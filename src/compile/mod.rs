@@ -156,7 +156,8 @@ struct Compiler<'a> {
     definitions: usize,
     /// Some `if` was compiled (`order::if_chains` looks for chains of them then).
     conditions: bool,
-    /// Some `allOf` was compiled (`fuse` looks for some to fuse then).
+    /// Some `allOf`, or some `$ref` beside keywords that walk the instance's properties
+    /// or items, was compiled (`fuse` looks for some to fuse then).
     all_ofs: bool,
     /// One random state for every map (making one per map costs more than a small
     /// schema's whole compile step).
@@ -1271,6 +1272,15 @@ impl<'a> Compiler<'a> {
                 .as_str()
                 .ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
             self.add_ref(task, r, "$ref")?;
+            // (An `allOf` of the reference and the node, to `fuse`.)
+            self.all_ofs |= [
+                Kw::Properties,
+                Kw::AdditionalProperties,
+                Kw::Items,
+                Kw::UnevaluatedProperties,
+            ]
+            .into_iter()
+            .any(|kw| map.has(kw));
         }
         if d.draft == Draft::Draft202012
             && let Some(r) = map.kw(Kw::DynamicRef)
