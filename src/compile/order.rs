@@ -468,8 +468,10 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
     }
 }
 
-/// The nodes whose `allOf` was fused (see `fuse`) forward the fail-fast path to the
-/// fused node (a node of another shape keeps it: none fuses an `allOf` in practice).
+/// The nodes whose `allOf` (or `$ref` beside other keywords) was fused, see `fuse`,
+/// forward the fail-fast path to the fused node. (Such a node has the general or the
+/// union shape: its `allOf` or `$ref` keeps it from every other; the check keeps a node
+/// whose shape reads `spec_of` from being misread.)
 fn fused_forwards(c: &mut Compiled, fused: &[(NodeId, NodeId)]) {
     for &(node, to) in fused {
         let n = &mut c.nodes[node.index()];
