@@ -2298,6 +2298,17 @@ fn all_of_closed_by_unevaluated_properties() {
     // (`x` is another key of the second part: a boolean there, a string in the first.)
     check(&schema, &json!({"x": "a"}), false);
     check(&schema, &json!({"x": true}), false);
+    // One walk, through a reference: what it declares is evaluated.
+    let schema = Schema::compile(&json!({
+        "$ref": "#/$defs/a",
+        "unevaluatedProperties": {"type": "boolean"},
+        "$defs": {"a": {"properties": {"x": {"type": "string"}}}}
+    }))
+    .unwrap();
+    check(&schema, &json!({"x": "a", "y": true}), true);
+    check(&schema, &json!({"x": "a", "y": 1}), false);
+    check(&schema, &json!({"x": true}), false);
+    check(&schema, &json!({"z": false}), true);
     // Items only (no walk): every name is unevaluated.
     let schema = Schema::compile(&json!({
         "allOf": [{"items": {"type": "integer"}}, {"items": {"minimum": 0}}],

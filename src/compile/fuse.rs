@@ -274,7 +274,9 @@ pub(crate) fn fuse_all_ofs(c: &mut Compiled, live: &mut Vec<u32>) -> Vec<(NodeId
             continue;
         };
         let names: usize = p.walks.iter().map(|(span, _)| span.len()).sum();
-        let worth = p.walks.len() >= 2 || p.items.len() >= 2;
+        // (With the node's own `unevaluatedProperties`, one walk is worth it too: the
+        // fused walk answers each key by its table instead of asking the parts.)
+        let worth = p.walks.len() >= 2 || p.items.len() >= 2 || !p.unevaluated.is_none();
         // (At most one node per name, one for the other keys, one for the items and the
         // fused node itself.)
         if !worth || names > MAX_NAMES || names > fusion.names_left || names + 3 > fusion.nodes_left
