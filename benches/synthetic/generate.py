@@ -194,4 +194,12 @@ if os.path.isdir(meta):
                 tool_schemas += [tool[k] for k in ("inputSchema", "outputSchema") if isinstance(tool.get(k), dict)]
     if tool_schemas:
         case("metaschema", root, tool_schemas[:400])
+# A base extended by `$ref` and closed by `unevaluatedProperties` (2020-12 style). Its
+# own random stream, so that the cases above stay as they were.
+R2 = random.Random(11)
+case("unevaluated-ref", {"$schema": S, "$ref": "#/$defs/base", "unevaluatedProperties": False,
+                         "$defs": {"base": {"type": "object", "required": ["p0"], "properties": {
+                             f"p{i}": {"type": ["string", "integer"]} for i in range(12)}}}},
+     [dict({f"p{i}": (i if i % 2 else f"v{i}") for i in R2.sample(range(12), R2.randint(1, 12))},
+           p0="x", **({"extra": 1} if n % 5 == 0 else {})) for n in range(300)])
 print(f"cases written to {os.path.join(OUT, 'corpus')}")
