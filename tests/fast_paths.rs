@@ -2361,3 +2361,55 @@ fn references_beside_walks_are_fused() {
     check(&draft7, &json!({"id": 1, "name": 2, "other": 3}), true);
     check(&draft7, &json!({"id": "1"}), false);
 }
+
+#[test]
+fn fused_walks_keep_their_chains_of_conditions() {
+    // Two walks (the base's and the node's) and a chain of conditions on `kind`: the
+    // fused node keeps the chain whole.
+    let schema = Schema::compile(&json!({
+        "$ref": "#/$defs/base",
+        "properties": {"kind": {"enum": ["a", "b", "c"]}, "spec": {"type": "object"}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+             "then": {"properties": {"spec": {"required": ["x"]}}}},
+            {"if": {"properties": {"kind": {"const": "b"}}, "required": ["kind"]},
+             "then": {"properties": {"spec": {"required": ["y"]}}},
+             "else": {"properties": {"spec": {"maxProperties": 3}}}}
+        ],
+        "$defs": {"base": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}}
+    }))
+    .unwrap();
+    check(
+        &schema,
+        &json!({"id": 1, "kind": "a", "spec": {"x": 1}}),
+        true,
+    );
+    check(
+        &schema,
+        &json!({"id": 1, "kind": "a", "spec": {"y": 1}}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"id": 1, "kind": "b", "spec": {"y": 1, "a": 1, "b": 2, "c": 3}}),
+        true,
+    );
+    check(
+        &schema,
+        &json!({"id": 1, "kind": "b", "spec": {"x": 1}}),
+        false,
+    );
+    check(
+        &schema,
+        &json!({"id": 1, "kind": "c", "spec": {"a": 1, "b": 2, "c": 3, "d": 4}}),
+        false,
+    );
+    check(&schema, &json!({"id": 1, "kind": "c", "spec": {}}), true);
+    check(
+        &schema,
+        &json!({"id": 1, "spec": {"a": 1, "b": 2, "c": 3, "d": 4}}),
+        false,
+    );
+    check(&schema, &json!({"id": "1", "kind": "c", "spec": {}}), false);
+    check(&schema, &json!({"kind": "c", "spec": {}}), false);
+}

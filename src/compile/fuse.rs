@@ -73,6 +73,11 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
         for k in c.nodes[n.index()].keywords.range() {
             let kw = c.keywords[k];
             match kw {
+                // A list of conditions alone is kept whole: `order::if_chains` may dispatch
+                // it on one property.
+                Keyword::AllOf(span) if conditions_only(c, span) => {
+                    p.copied.push((kw, c.keyword_names[k]))
+                }
                 Keyword::AllOf(span) => stack.extend(c.node_list(span).iter().rev().copied()),
                 Keyword::Ref(target) => stack.push(target),
                 // (Draft-4 integers: left to the keyword.)
@@ -123,6 +128,7 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
                 Keyword::AnyOf(_)
                     | Keyword::OneOf(_)
                     | Keyword::If { .. }
+                    | Keyword::AllOf(_)
                     | Keyword::DependentSchemas(_)
                     | Keyword::PatternProperties(_)
             )
@@ -146,6 +152,14 @@ fn before(a: &str, b: &str) -> bool {
         std::cmp::Ordering::Equal => a < b,
         order => order.is_lt(),
     }
+}
+
+/// Whether every branch of `span` holds nothing but an `if` (and its `then`/`else`).
+fn conditions_only(c: &Compiled, span: Span) -> bool {
+    span.len() >= 2
+        && c.node_list(span)
+            .iter()
+            .all(|&b| matches!(c.keywords_of(b), [Keyword::If { .. }]))
 }
 
 /// Whether a node accepts everything (`{}`, `true`, annotations only).

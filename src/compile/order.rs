@@ -503,6 +503,10 @@ fn if_chains(c: &mut Compiled) {
     let mut chains: Vec<crate::schema::IfChain> = Vec::new();
     let mut of = Vec::new();
     for span in all_ofs {
+        // (A list copied into a fused node, see `fuse`, is met twice.)
+        if of.get(span.start as usize).is_some_and(|&k| k != 0) {
+            continue;
+        }
         let mut key: Option<std::sync::Arc<str>> = None;
         let mut arms = Vec::new();
         for j in 0..span.len() {
