@@ -2413,3 +2413,27 @@ fn fused_walks_keep_their_chains_of_conditions() {
     check(&schema, &json!({"id": "1", "kind": "c", "spec": {}}), false);
     check(&schema, &json!({"kind": "c", "spec": {}}), false);
 }
+
+#[test]
+fn fused_parts_with_nothing_to_merge_apply_whole() {
+    // A part that is a union (of literals, of types) keeps its own node, and its shape.
+    let schema = Schema::compile(&json!({
+        "allOf": [
+            {"$ref": "#/$defs/base"},
+            {"properties": {"mode": {"type": "string"}}},
+            {"anyOf": [{"required": ["id"]}, {"required": ["mode"]}]},
+            {"oneOf": [{"type": "object", "minProperties": 1}, {"type": "array"}]},
+            {}
+        ],
+        "$defs": {"base": {"properties": {"id": {"type": "integer"}}}}
+    }))
+    .unwrap();
+    check(&schema, &json!({"id": 1}), true);
+    check(&schema, &json!({"mode": "x"}), true);
+    check(&schema, &json!({"mode": 1}), false);
+    check(&schema, &json!({"id": "1"}), false);
+    check(&schema, &json!({"other": 1}), false);
+    check(&schema, &json!({}), false);
+    check(&schema, &json!([]), true);
+    check(&schema, &json!("text"), false);
+}

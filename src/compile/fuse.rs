@@ -40,6 +40,9 @@ struct Parts {
     copied: SmallVec<[(Keyword, KeywordName); 4]>,
     /// The node's own `unevaluatedProperties` schema (`NONE`: none).
     unevaluated: NodeId,
+    /// Parts with nothing to merge, applied as they are (so that the shapes the compiler
+    /// gives them, a union of literals or of types, still apply).
+    whole: SmallVec<[NodeId; 4]>,
 }
 
 /// The parts of `node`, `None` when a keyword cannot be fused (one that reads its
@@ -59,6 +62,7 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
         unique: false,
         copied: SmallVec::new(),
         unevaluated: NodeId::NONE,
+        whole: SmallVec::new(),
     };
     let mut stack: SmallVec<[NodeId; 8]> = smallvec::smallvec![node];
     while let Some(n) = stack.pop() {
@@ -70,6 +74,12 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
             return None;
         }
         p.seen.push(n);
+        if n != node && !merges(c, n) {
+            if !accepts_all(c, n) {
+                p.whole.push(n);
+            }
+            continue;
+        }
         for k in c.nodes[n.index()].keywords.range() {
             let kw = c.keywords[k];
             match kw {
@@ -121,22 +131,45 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
     }
     // `unevaluatedProperties` applies to the names no part declares, unless a kept
     // keyword may evaluate some (a branch taken, a pattern matched).
+    let conditional = |kw: &Keyword| {
+        matches!(
+            kw,
+            Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::If { .. }
+                | Keyword::AllOf(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PatternProperties(_)
+        )
+    };
     if !p.unevaluated.is_none()
-        && p.copied.iter().any(|(kw, _)| {
-            matches!(
-                kw,
-                Keyword::AnyOf(_)
-                    | Keyword::OneOf(_)
-                    | Keyword::If { .. }
-                    | Keyword::AllOf(_)
-                    | Keyword::DependentSchemas(_)
-                    | Keyword::PatternProperties(_)
-            )
-        })
+        && (p.copied.iter().any(|(kw, _)| conditional(kw))
+            || p.whole
+                .iter()
+                .any(|&n| c.keywords_of(n).iter().any(conditional)))
     {
         return None;
     }
     Some(p)
+}
+
+/// Whether a part holds something to merge into the fused node or to follow: a walk,
+/// `items`, an `allOf` or `$ref` (else it is applied whole).
+fn merges(c: &Compiled, n: NodeId) -> bool {
+    c.keywords_of(n).iter().any(|kw| {
+        matches!(
+            kw,
+            Keyword::Properties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::Items { .. }
+                | Keyword::PrefixItems(_)
+                | Keyword::AllOf(_)
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+        )
+    })
 }
 
 /// Whether `a` sorts before `b` (byte order, as `str`'s): their first eight bytes
@@ -415,6 +448,15 @@ fn build(c: &mut Compiled, node: NodeId, p: Parts, fusion: &mut Fusion) -> NodeI
         keywords.push((Keyword::UniqueItems, "uniqueItems"));
     }
     keywords.extend(p.copied);
+    if !p.whole.is_empty() {
+        let start = c.node_lists.len() as u32;
+        c.node_lists.extend_from_slice(&p.whole);
+        let span = Span {
+            start,
+            end: c.node_lists.len() as u32,
+        };
+        keywords.push((Keyword::AllOf(span), "allOf"));
+    }
     fusion.nodes_left = fusion.nodes_left.saturating_sub(1);
     new_node(c, node, &keywords)
 }
