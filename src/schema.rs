@@ -781,6 +781,12 @@ impl Compiled {
         &self.keywords[self.nodes[id.index()].keywords.range()]
     }
 
+    /// Whether `id` is the `false` schema (it rejects everything).
+    #[inline]
+    pub(crate) fn is_false_schema(&self, id: NodeId) -> bool {
+        matches!(self.keywords_of(id), [Keyword::False])
+    }
+
     /// The index (into `properties`) of `key` among the names of `span`: integer
     /// comparisons of signatures, then one byte comparison.
     #[inline(always)]

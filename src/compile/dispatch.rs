@@ -526,19 +526,18 @@ fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> bool {
     if depth > MAX_DEPTH || !work() {
         return false;
     }
-    let is_false = |n: NodeId| matches!(c.keywords_of(n), [Keyword::False]);
     c.keywords_of(node).iter().any(|kw| match *kw {
         Keyword::Properties(_) => declared_properties(c, kw)
             .iter()
-            .any(|(n, child)| n.as_ref() == name && is_false(*child)),
+            .any(|(n, child)| n.as_ref() == name && c.is_false_schema(*child)),
         Keyword::AdditionalProperties(i) => {
             let add = c.additional[i as usize];
             match declared_properties(c, kw)
                 .iter()
                 .find(|(n, _)| n.as_ref() == name)
             {
-                Some((_, child)) => is_false(*child),
-                None => is_false(add.node) && add.patterns.len() == 0,
+                Some((_, child)) => c.is_false_schema(*child),
+                None => c.is_false_schema(add.node) && add.patterns.len() == 0,
             }
         }
         Keyword::Ref(t) => forbids(c, t, name, depth + 1),

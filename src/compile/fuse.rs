@@ -200,11 +200,6 @@ fn accepts_all(c: &Compiled, node: NodeId) -> bool {
     c.nodes[node.index()].keywords.len() == 0
 }
 
-/// Whether a node rejects everything (`false`).
-fn rejects_all(c: &Compiled, node: NodeId) -> bool {
-    matches!(c.keywords_of(node), [Keyword::False])
-}
-
 /// What applies the schemas of `all` (left in any order, repeats dropped): one of them,
 /// or a new `allOf` node, queued to be fused in its turn. `fallback` stands for none.
 fn all_of(
@@ -221,7 +216,7 @@ fn all_of(
     all.retain(|&n| !accepts_all(c, n));
     all.sort_unstable();
     all.dedup();
-    if let Some(&no) = all.iter().find(|&&n| rejects_all(c, n)) {
+    if let Some(&no) = all.iter().find(|&&n| c.is_false_schema(n)) {
         return no;
     }
     match all.len() {

@@ -912,10 +912,6 @@ fn eval_key<C: Collector>(
     })
 }
 
-fn is_false_schema(c: &Compiled, node: NodeId) -> bool {
-    matches!(c.keywords_of(node), [Keyword::False])
-}
-
 fn eval_node<C: Collector>(
     c: &Compiled,
     node: NodeId,
@@ -1388,8 +1384,7 @@ fn eval_keyword<C: Collector>(
         Keyword::Items { node: child, skip } => match instance {
             Value::Array(items) => {
                 let mut ok = true;
-                let forbidden =
-                    c.keyword_names[k] == "additionalItems" && is_false_schema(c, child);
+                let forbidden = c.keyword_names[k] == "additionalItems" && c.is_false_schema(child);
                 for (i, item) in items.iter().enumerate().skip(skip as usize) {
                     let item_ok = if forbidden {
                         if !C::FAIL_FAST {
@@ -1831,7 +1826,7 @@ fn patterned_walk(
     }
     let a = c.additional[i as usize];
     let patterns = &c.pattern_properties[a.patterns.range()];
-    let forbidden = is_false_schema(c, a.node);
+    let forbidden = c.is_false_schema(a.node);
     let mut met = 0;
     for (key, value) in o {
         let mut matched = false;
@@ -2288,7 +2283,7 @@ fn additional_properties<C: Collector>(
 ) -> bool {
     let a = c.additional[i as usize];
     let patterns = &c.pattern_properties[a.patterns.range()];
-    let forbidden = is_false_schema(c, a.node);
+    let forbidden = c.is_false_schema(a.node);
     let mut ok = true;
     // Required names met (the fail-fast path checks the sibling `required` this way).
     let mut met = 0;

@@ -152,7 +152,7 @@ pub(super) fn properties<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let forbidden = super::is_false_schema(c, child);
+    let forbidden = c.is_false_schema(child);
     let known = c.unevaluated_of(node);
     let mut ok = true;
     for (key, value) in o {
@@ -198,7 +198,7 @@ pub(super) fn items<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let forbidden = super::is_false_schema(c, child);
+    let forbidden = c.is_false_schema(child);
     let mut ok = true;
     for (index, value) in items.iter().enumerate() {
         if evaluated_item(c, node, instance, items, index, ctx, true) {
