@@ -758,6 +758,7 @@ impl Compiled {
         shrink(&mut self.keyword_names);
         shrink(&mut self.properties);
         shrink(&mut self.node_lists);
+        shrink(&mut self.strings);
         shrink(&mut self.annotation_values);
         for text in [&mut self.annotation_text, &mut self.pointer_text] {
             if text.capacity() > text.len() + 1024 {

@@ -316,17 +316,19 @@ impl<'a> Compiler<'a> {
         self.meta.reserve(nodes);
         self.out.keywords.reserve(members.min(nodes * 2));
         self.out.keyword_names.reserve(members.min(nodes * 2));
-        // The tables that not every schema uses: only when growing would copy much.
-        if nodes >= 32 {
-            self.out.properties.reserve(nodes);
-            self.out.annotation_values.reserve(members.min(nodes));
-        }
-        if items >= 32 {
-            self.out.node_lists.reserve(items);
-        }
-        if size.text >= 1024 {
-            self.out.annotation_text.reserve(size.text.min(MAX * 16));
-        }
+        // The tables that not every schema uses, too: a small schema's tables grew by
+        // doubling from a few entries, a reallocation each (a tenth of its compile), where
+        // one allocation (and, when much is spare, one trim) does.
+        self.out.properties.reserve(nodes);
+        self.out.annotation_values.reserve(members.min(nodes));
+        self.out.node_lists.reserve(items);
+        self.out.strings.reserve(items.min(members));
+        self.out.annotation_text.reserve(size.text.min(MAX * 16));
+        // Most locations are a few segments of a few bytes.
+        self.out
+            .pointer_text
+            .reserve(nodes.saturating_mul(24).min(MAX * 16));
+        self.tasks.reserve(nodes.min(64));
         self.location_to_node.push(HashTable::with_capacity(nodes));
     }
 
