@@ -11,6 +11,9 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
     if let Some(fragment) = plain_fragment(reference, base) {
         return Ok(format!("{base}#{fragment}"));
     }
+    if is_normal_absolute(reference) {
+        return Ok(reference.to_string());
+    }
     let reference_parsed = UriRef::parse(reference)
         .map_err(|e| format!("{reference:?} is not a URI reference: {e}"))?;
     if reference_parsed.has_scheme() {
@@ -21,6 +24,76 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
         .resolve_against(&base_parsed)
         .map(|u| u.normalize().to_string())
         .map_err(|e| format!("{reference:?} cannot be resolved against {base:?}: {e}"))
+}
+
+/// Whether `uri` is an absolute URI that normalizing leaves as it is, by a conservative
+/// test that needs no parse (most `$id`s, like `https://example.com/schemas/a.json`, pass):
+/// a lowercase scheme, `//`, a non-empty lowercase host of letters, digits, `.` and `-` (no
+/// port, user or IP literal), a path of plain characters with no dot segment, and an
+/// optional fragment of plain characters. No percent-encoding, no query.
+fn is_normal_absolute(uri: &str) -> bool {
+    /// Per byte: 1 for a lowercase host's bytes, 2 for a path segment's, 4 for a
+    /// fragment's.
+    const CLASS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            let host = c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-';
+            let segment = c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b'-' | b'.'
+                        | b'_'
+                        | b'~'
+                        | b'!'
+                        | b'$'
+                        | b'&'
+                        | b'\''
+                        | b'('
+                        | b')'
+                        | b'*'
+                        | b'+'
+                        | b','
+                        | b';'
+                        | b'='
+                        | b':'
+                        | b'@'
+                );
+            t[b] = (host as u8)
+                | ((segment as u8) << 1)
+                | (((segment || c == b'/' || c == b'?') as u8) << 2);
+            b += 1;
+        }
+        t
+    };
+    // (Byte scans: a substring search's set-up costs more than the whole test.)
+    let bytes = uri.as_bytes();
+    let (uri, fragment) = match bytes.iter().position(|&b| b == b'#') {
+        Some(i) => (&bytes[..i], &bytes[i + 1..]),
+        None => (bytes, &[][..]),
+    };
+    let Some(colon) = uri.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    let (scheme, rest) = (&uri[..colon], &uri[colon + 1..]);
+    let Some(rest) = rest.strip_prefix(b"//") else {
+        return false;
+    };
+    let (host, path) = rest.split_at(rest.iter().position(|&b| b == b'/').unwrap_or(rest.len()));
+    let scheme_ok = scheme.first().is_some_and(u8::is_ascii_lowercase)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b));
+    let host_ok = !host.is_empty() && host.iter().all(|&b| CLASS[b as usize] & 1 != 0);
+    let path_ok = path
+        .iter()
+        .all(|&b| b == b'/' || CLASS[b as usize] & 2 != 0)
+        && !path
+            .split(|&b| b == b'/')
+            .any(|segment| segment == b"." || segment == b"..");
+    let fragment_ok = fragment.iter().all(|&b| CLASS[b as usize] & 4 != 0);
+    scheme_ok && host_ok && path_ok && fragment_ok
 }
 
 /// The fragment of a fragment-only `reference`, which keeps `base` as it is (RFC 3986,
@@ -68,6 +141,54 @@ mod tests {
             Ok("urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed#/x")
         );
         assert!(resolve("foo", "urn:example:x").is_err());
+        assert_eq!(
+            resolve("HTTP://Example.COM:80/a/./b/../c#f", DEFAULT_BASE).as_deref(),
+            Ok("http://example.com/a/c#f")
+        );
         assert_eq!(split_fragment("a#b"), ("a", "b"));
+    }
+
+    /// The shortcut for absolute URIs already normal answers what normalizing answers,
+    /// and takes only URIs it leaves unchanged.
+    #[test]
+    fn normal_absolute_uris_skip_the_parse() {
+        let cases = [
+            "https://json.schemastore.org/chart-lock.json",
+            "http://hl7.org/fhir/json-schema/4.0",
+            "https://example.com/a/b#/definitions/x",
+            "https://example.com",
+            "https://example.com/",
+            "urn:example:x",
+            "HTTP://example.com/a",
+            "http://Example.com/a",
+            "http://example.com:80/a",
+            "http://example.com:8080/a",
+            "http://example.com/a/./b",
+            "http://example.com/a/../b",
+            "http://example.com/a/..",
+            "http://example.com/%7Ea",
+            "http://example.com/a?q=1",
+            "http://user@example.com/a",
+            "http://[::1]/a",
+            "http://example.com/a#b c",
+            "file:///tmp/a.json",
+            "tag:example.com,2024:schemas/a",
+        ];
+        for uri in cases {
+            let Ok(parsed) = UriRef::parse(uri) else {
+                assert!(!is_normal_absolute(uri), "{uri}");
+                continue;
+            };
+            let normal = parsed.normalize().to_string();
+            if is_normal_absolute(uri) {
+                assert_eq!(normal, uri, "{uri} is not normal");
+            }
+            assert_eq!(resolve(uri, DEFAULT_BASE), Ok(normal), "{uri}");
+        }
+        assert!(is_normal_absolute(
+            "https://json.schemastore.org/chart-lock.json"
+        ));
+        assert!(!is_normal_absolute("http://example.com:80/a"));
+        assert!(!is_normal_absolute("http://example.com/a/../b"));
     }
 }
