@@ -325,6 +325,59 @@ fn references_through_ids_anchors_and_escapes() {
     }
 }
 
+/// Pointers name locations of their own document: two documents with the same
+/// definitions' pointers, references into arrays, into locations compiled by the walk and
+/// into locations no keyword reaches.
+#[test]
+fn pointers_resolve_in_their_own_document() {
+    let s = Options::new()
+        .with_document(
+            "https://example.com/other.json",
+            json!({
+                "$defs": {"a": {"type": "string"}},
+                "properties": {"own": {"$ref": "#/$defs/a"}}
+            }),
+        )
+        .compile(&json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {"a": {"type": "integer"}},
+            "allOf": [{"minProperties": 1}],
+            "x-extra": {"y": {"type": "null"}},
+            "properties": {
+                "mine": {"$ref": "#/$defs/a"},
+                "theirs": {"$ref": "other.json#/$defs/a"},
+                "nested": {"$ref": "other.json"},
+                "first": {"$ref": "#/allOf/0"},
+                "again": {"$ref": "#/properties/mine"},
+                "extra": {"$ref": "#/x-extra/y"}
+            }
+        }))
+        .unwrap();
+    assert!(s.is_valid(&json!({
+        "mine": 1, "theirs": "t", "nested": {"own": "o"}, "first": {"k": 0},
+        "again": 2, "extra": null
+    })));
+    for bad in [
+        json!({"mine": "1"}),
+        json!({"theirs": 1}),
+        json!({"nested": {"own": 1}}),
+        json!({"first": {}}),
+        json!({"again": "2"}),
+        json!({"extra": 0}),
+    ] {
+        assert!(!s.is_valid(&bad), "{bad}");
+    }
+    for missing in ["#/allOf/00", "#/allOf/1", "#/$defs/b", "#/properties/mine/x"] {
+        let err = Schema::compile(&json!({
+            "allOf": [{}],
+            "$defs": {"a": {}},
+            "properties": {"mine": {"$ref": missing}}
+        }))
+        .unwrap_err();
+        assert_eq!(err.kind(), SchemaErrorKind::UnresolvedReference, "{missing}");
+    }
+}
+
 #[test]
 fn older_drafts_are_declared_dialects() {
     // Draft 7: $ref overrides its siblings.

@@ -142,8 +142,17 @@ struct Compiler<'a> {
     tasks: Vec<Task<'a>>,
     meta: Vec<NodeMeta>,
     resource_meta: Vec<ResourceMeta>,
-    /// Per document: JSON pointer → node (the pointers are in `out.pointer_text`).
-    location_to_node: Vec<HashTable<NodeId>>,
+    /// Location → node, by the address of the location's value in its (borrowed, so
+    /// unmoving) document: distinct locations of every loaded document are distinct
+    /// values, and an address hashes and compares in a few instructions where a pointer's
+    /// text took tens.
+    location_to_node: AHashMap<usize, NodeId>,
+    /// The members of `$defs` and `definitions` by their pointer (and document): what
+    /// most references name, found without walking the document.
+    definitions_by_pointer: HashTable<(u32, NodeId)>,
+    /// One random state for every map (making one per map costs more than a small
+    /// schema's whole compile step).
+    hasher: ahash::RandomState,
     resource_by_uri: AHashMap<Arc<str>, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
@@ -159,11 +168,6 @@ struct Compiler<'a> {
     /// Some `allOf`, or some `$ref` beside keywords that walk the instance's properties
     /// or items, was compiled (`fuse` looks for some to fuse then).
     all_ofs: bool,
-    /// One random state for every map (making one per map costs more than a small
-    /// schema's whole compile step).
-    hasher: ahash::RandomState,
-    /// A buffer for building child pointers, kept across calls.
-    scratch: String,
     /// The buffer a compiling task's pointer is copied into, kept across tasks.
     task_pointer: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
@@ -284,7 +288,8 @@ impl<'a> Compiler<'a> {
             tasks: Vec::new(),
             meta: Vec::new(),
             resource_meta: Vec::new(),
-            location_to_node: Vec::new(),
+            location_to_node: AHashMap::with_hasher(hasher.clone()),
+            definitions_by_pointer: HashTable::new(),
             resource_by_uri: AHashMap::with_hasher(hasher.clone()),
             anchors: AHashMap::with_hasher(hasher.clone()),
             anchor_names: AHashMap::with_hasher(hasher.clone()),
@@ -294,9 +299,8 @@ impl<'a> Compiler<'a> {
             definitions: 0,
             conditions: false,
             all_ofs: false,
-            scratch: String::with_capacity(128),
-            task_pointer: String::with_capacity(128),
             hasher,
+            task_pointer: String::with_capacity(128),
             location_bytes: 0,
         })
     }
@@ -329,7 +333,7 @@ impl<'a> Compiler<'a> {
             .pointer_text
             .reserve(nodes.saturating_mul(24).min(MAX * 16));
         self.tasks.reserve(nodes.min(64));
-        self.location_to_node.push(HashTable::with_capacity(nodes));
+        self.location_to_node.reserve(nodes);
     }
 
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
@@ -356,42 +360,47 @@ impl<'a> Compiler<'a> {
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
-        if self.location_to_node.len() <= doc as usize {
-            self.location_to_node
-                .resize_with(doc as usize + 1, HashTable::new);
-        }
+        let start = self.out.pointer_text.len();
+        self.out.pointer_text.push_str(pointer);
+        self.mint_appended(doc, value, start, base, resource, dialect)
+    }
+
+    /// `mint` for a location whose pointer the caller has appended to the pointer text
+    /// from `start` on: kept as the new node's, or taken back when the node exists.
+    fn mint_appended(
+        &mut self,
+        doc: u32,
+        value: &'a Value,
+        start: usize,
+        base: Arc<str>,
+        resource: u32,
+        dialect: Dialect,
+    ) -> NodeId {
         let id = NodeId(self.out.nodes.len() as u32);
-        // One hash of the location: found, or registered as the new node (its pointer
-        // appended to the text all nodes' pointers share).
-        let hash = self.hasher.hash_one(pointer);
-        let (text, spans) = (&mut self.out.pointer_text, &mut self.out.node_pointers);
-        let hasher = &self.hasher;
-        match self.location_to_node[doc as usize].entry(
-            hash,
-            |&n| text[spans[n.index()].range()] == *pointer,
-            |&n| hasher.hash_one(&text[spans[n.index()].range()]),
-        ) {
-            hashbrown::hash_table::Entry::Occupied(known) => return *known.get(),
-            hashbrown::hash_table::Entry::Vacant(slot) => {
+        let text = &mut self.out.pointer_text;
+        match self
+            .location_to_node
+            .entry(std::ptr::from_ref(value) as usize)
+        {
+            std::collections::hash_map::Entry::Occupied(known) => {
+                text.truncate(start);
+                return *known.get();
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(id);
             }
         }
         // Spans are 32-bit: past 4 GiB of pointers (only without caps) the node gets an
         // empty one and the run loop refuses the schema (see `over_location_cap`).
-        let span = match (
-            u32::try_from(text.len()),
-            u32::try_from(text.len() + pointer.len()),
-        ) {
-            (Ok(start), Ok(end)) => {
-                text.push_str(pointer);
-                Span { start, end }
-            }
+        let span = match (u32::try_from(start), u32::try_from(text.len())) {
+            (Ok(start), Ok(end)) => Span { start, end },
             _ => {
+                text.truncate(start);
                 self.location_bytes = usize::MAX;
                 Span { start: 0, end: 0 }
             }
         };
-        spans.push(span);
+        self.out.node_pointers.push(span);
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
             resource,
@@ -428,11 +437,18 @@ impl<'a> Compiler<'a> {
     }
 
     /// The node compiled (or enqueued) for a location, if any.
-    fn node_at(&self, doc: u32, pointer: &str) -> Option<&NodeId> {
+    fn node_at(&self, doc: u32, pointer: &str) -> Option<NodeId> {
         let hash = self.hasher.hash_one(pointer);
+        let definition = self.definitions_by_pointer.find(hash, |&(d, n)| {
+            d == doc && self.out.pointer_of(n) == pointer
+        });
+        if let Some(&(_, id)) = definition {
+            return Some(id);
+        }
+        let value = pointer::resolve(self.docs.get(doc as usize)?.value, pointer)?;
         self.location_to_node
-            .get(doc as usize)?
-            .find(hash, |&n| self.out.pointer_of(n) == pointer)
+            .get(&(std::ptr::from_ref(value) as usize))
+            .copied()
     }
 
     fn run(&mut self) -> Result<(), SchemaError> {
@@ -568,11 +584,11 @@ impl<'a> Compiler<'a> {
             } else {
                 std::borrow::Cow::Owned(format!("{}{}", rm.pointer, fragment))
             };
-            if let Some(&id) = self.node_at(doc, &location) {
+            if let Some(id) = self.node_at(doc, &location) {
                 return Ok(Some(id));
             }
             let doc_value: &'a Value = self.docs[doc as usize].value;
-            let Some(target) = doc_value.pointer(&location) else {
+            let Some(target) = pointer::resolve(doc_value, &location) else {
                 return Err(self.unresolved(r, format!("{:?} resolves to nothing", r.reference)));
             };
             // A location no keyword walk reached (under an unknown keyword, say): compile it
@@ -581,7 +597,7 @@ impl<'a> Compiler<'a> {
             let meta = loop {
                 match ancestor {
                     Some(p) => {
-                        if let Some(&id) = self.node_at(doc, p) {
+                        if let Some(id) = self.node_at(doc, p) {
                             break self.meta[id.index()].clone();
                         }
                         ancestor = pointer::parent(p);
@@ -720,25 +736,23 @@ impl<'a> Compiler<'a> {
         // Past the cap on kept locations, build no more of them: the run loop refuses the
         // schema before anything else is compiled.
         let len = task.pointer.len() + segments.iter().map(|s| s.len() + 1).sum::<usize>();
-        // Built in a buffer kept across calls (no allocation).
-        let mut ptr = std::mem::take(&mut self.scratch);
-        ptr.clear();
+        // Written straight after the pointers kept so far (taken back if the node exists).
+        let start = self.out.pointer_text.len();
         if !self.over_location_cap(len) {
-            ptr.push_str(&task.pointer);
+            let text = &mut self.out.pointer_text;
+            text.push_str(&task.pointer);
             for s in segments {
-                pointer::push(&mut ptr, s);
+                pointer::push(text, s);
             }
         }
-        let id = self.mint(
+        self.mint_appended(
             task.doc,
             value,
-            &ptr,
+            start,
             task.base.clone(),
             task.resource,
             task.dialect,
-        );
-        self.scratch = ptr;
-        id
+        )
     }
 
     fn schema_list(
@@ -1026,7 +1040,21 @@ impl<'a> Compiler<'a> {
                 {
                     self.definitions += defs.len();
                     for (name, def) in defs {
-                        self.child(task, &[defs_kw, name], def);
+                        let id = self.child(task, &[defs_kw, name], def);
+                        let pointer = self.out.pointer_of(id);
+                        let hash = self.hasher.hash_one(pointer);
+                        let (doc, out, hasher) = (task.doc, &self.out, &self.hasher);
+                        if self
+                            .definitions_by_pointer
+                            .find(hash, |&(d, n)| d == doc && out.pointer_of(n) == pointer)
+                            .is_none()
+                        {
+                            self.definitions_by_pointer.insert_unique(
+                                hash,
+                                (doc, id),
+                                |&(_, n)| hasher.hash_one(out.pointer_of(n)),
+                            );
+                        }
                     }
                 }
                 Some(_) if is_keyword => {

@@ -1,5 +1,7 @@
 //! JSON Pointers (RFC 6901) and URI fragments that carry them.
 
+use serde_json::Value;
+
 /// Appends `/segment` to `pointer`, escaping `~` and `/`.
 pub(crate) fn push(pointer: &mut String, segment: &str) {
     pointer.push('/');
@@ -153,6 +155,41 @@ pub(crate) fn strip<'a>(pointer: &'a str, prefix: &str) -> Option<&'a str> {
     (rest.is_empty() || rest.starts_with('/')).then_some(rest)
 }
 
+/// The value at `pointer` (decoded, well formed) in `root`, as RFC 6901 reads it: array
+/// indices in decimal without leading zeros. Allocates only for a segment with escapes.
+pub(crate) fn resolve<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return pointer.is_empty().then_some(root);
+    };
+    let mut at = root;
+    // (One buffer for the segments with escapes, unescaped in one pass.)
+    let mut unescaped = String::new();
+    for segment in rest.split('/') {
+        let key = if segment.contains('~') {
+            unescaped.clear();
+            let mut pieces = segment.split('~');
+            unescaped.push_str(pieces.next().unwrap_or_default());
+            for piece in pieces {
+                // (`is_valid` has checked that each `~` is followed by `0` or `1`.)
+                unescaped.push(if piece.starts_with('1') { '/' } else { '~' });
+                unescaped.push_str(piece.get(1..).unwrap_or_default());
+            }
+            unescaped.as_str()
+        } else {
+            segment
+        };
+        at = match at {
+            Value::Object(map) => map.get(key)?,
+            Value::Array(items) => {
+                let canonical = !key.starts_with('+') && (!key.starts_with('0') || key.len() == 1);
+                items.get(key.parse::<usize>().ok().filter(|_| canonical)?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
 /// The parent pointer (`None` for the root).
 pub(crate) fn parent(pointer: &str) -> Option<&str> {
     pointer.rfind('/').map(|i| &pointer[..i])
@@ -172,6 +209,21 @@ mod tests {
         assert_eq!(strip("/a/b", "/a"), Some("/b"));
         assert_eq!(strip("/ab", "/a"), None);
         assert_eq!(parent("/a/b"), Some("/a"));
+        let doc = serde_json::json!({"a/b": {"c~d": [1, 2]}, "": 3});
+        assert_eq!(resolve(&doc, ""), Some(&doc));
+        assert_eq!(resolve(&doc, "/a~1b/c~0d/1"), Some(&serde_json::json!(2)));
+        assert_eq!(resolve(&doc, "/"), Some(&serde_json::json!(3)));
+        for missing in [
+            "/a~1b/c~0d/01",
+            "/a~1b/c~0d/+1",
+            "/a~1b/c~0d/2",
+            "/a/b",
+            "a",
+            "/x",
+        ] {
+            assert_eq!(resolve(&doc, missing), None, "{missing}");
+            assert_eq!(resolve(&doc, missing), doc.pointer(missing), "{missing}");
+        }
     }
 
     /// The word-at-a-time test sees '~' and '/' at every position of short and long
