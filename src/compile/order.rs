@@ -1235,6 +1235,13 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
         }
     }
     c.property_tables = vec![(0, 0); c.properties.len()];
+    // (Sized once: the tables of a large schema took a megabyte in steps.)
+    let hashed: usize = spans
+        .iter()
+        .filter(|span| span.len() > SCAN_LIMIT)
+        .map(|span| (span.len() * 2).next_power_of_two())
+        .sum();
+    c.property_hash.reserve(hashed);
     for span in spans {
         c.property_sigs[span.range()].sort_unstable();
         if span.len() > SCAN_LIMIT && c.property_tables[span.start as usize] == (0, 0) {
