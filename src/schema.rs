@@ -747,7 +747,10 @@ impl Compiled {
         // (A reallocation each; not worth it for a few spare slots or bytes.)
         fn shrink<T>(v: &mut Vec<T>) {
             let spare = v.capacity() - v.len();
-            if spare > v.len() / 4 + 8 && spare * std::mem::size_of::<T>() > 1024 {
+            // (An unused table is freed; a used one trimmed when much of it is spare.)
+            if (v.is_empty() && spare > 0)
+                || (spare > v.len() / 8 + 4 && spare * std::mem::size_of::<T>() > 256)
+            {
                 v.shrink_to_fit();
             }
         }
@@ -761,7 +764,7 @@ impl Compiled {
         shrink(&mut self.strings);
         shrink(&mut self.annotation_values);
         for text in [&mut self.annotation_text, &mut self.pointer_text] {
-            if text.capacity() > text.len() + 1024 {
+            if (text.is_empty() && text.capacity() > 0) || text.capacity() > text.len() + 256 {
                 text.shrink_to_fit();
             }
         }

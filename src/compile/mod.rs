@@ -328,7 +328,8 @@ impl<'a> Compiler<'a> {
         self.out.node_lists.reserve(items);
         self.out.strings.reserve(items.min(members));
         self.out.annotation_text.reserve(size.text.min(MAX * 16));
-        // A location takes some fifty bytes on average (25 to 107 over the bench corpus).
+        // A location takes some fifty bytes on average (25 to 107 over the bench corpus);
+        // what is left over is given back (`Compiled::shrink_to_fit`).
         self.out
             .pointer_text
             .reserve(nodes.saturating_mul(48).min(MAX * 16));
