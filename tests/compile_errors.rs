@@ -367,14 +367,23 @@ fn pointers_resolve_in_their_own_document() {
     ] {
         assert!(!s.is_valid(&bad), "{bad}");
     }
-    for missing in ["#/allOf/00", "#/allOf/1", "#/$defs/b", "#/properties/mine/x"] {
+    for missing in [
+        "#/allOf/00",
+        "#/allOf/1",
+        "#/$defs/b",
+        "#/properties/mine/x",
+    ] {
         let err = Schema::compile(&json!({
             "allOf": [{}],
             "$defs": {"a": {}},
             "properties": {"mine": {"$ref": missing}}
         }))
         .unwrap_err();
-        assert_eq!(err.kind(), SchemaErrorKind::UnresolvedReference, "{missing}");
+        assert_eq!(
+            err.kind(),
+            SchemaErrorKind::UnresolvedReference,
+            "{missing}"
+        );
     }
 }
 
