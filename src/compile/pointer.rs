@@ -57,7 +57,7 @@ pub(crate) fn to_fragment(pointer: &str) -> String {
 
 /// The bytes a URI fragment holds as they are (RFC 3986: unreserved, sub-delims, ':',
 /// '@', '/', '?').
-const FRAGMENT_SAFE: [bool; 256] = {
+pub(crate) const FRAGMENT_SAFE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {

@@ -32,41 +32,9 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Result<String, String> {
 /// port, user or IP literal), a path of plain characters with no dot segment, and an
 /// optional fragment of plain characters. No percent-encoding, no query.
 fn is_normal_absolute(uri: &str) -> bool {
-    /// Per byte: 1 for a lowercase host's bytes, 2 for a path segment's, 4 for a
-    /// fragment's.
-    const CLASS: [u8; 256] = {
-        let mut t = [0u8; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            let host = c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-';
-            let segment = c.is_ascii_alphanumeric()
-                || matches!(
-                    c,
-                    b'-' | b'.'
-                        | b'_'
-                        | b'~'
-                        | b'!'
-                        | b'$'
-                        | b'&'
-                        | b'\''
-                        | b'('
-                        | b')'
-                        | b'*'
-                        | b'+'
-                        | b','
-                        | b';'
-                        | b'='
-                        | b':'
-                        | b'@'
-                );
-            t[b] = (host as u8)
-                | ((segment as u8) << 1)
-                | (((segment || c == b'/' || c == b'?') as u8) << 2);
-            b += 1;
-        }
-        t
-    };
+    // (A fragment's plain bytes are those a pointer keeps as they are in a fragment; a
+    // path's, the same but `?`, which would start a query.)
+    let plain = |b: u8| super::pointer::FRAGMENT_SAFE[usize::from(b)];
     // (Byte scans: a substring search's set-up costs more than the whole test.)
     let bytes = uri.as_bytes();
     let (uri, fragment) = match bytes.iter().position(|&b| b == b'#') {
@@ -85,14 +53,15 @@ fn is_normal_absolute(uri: &str) -> bool {
         && scheme
             .iter()
             .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b));
-    let host_ok = !host.is_empty() && host.iter().all(|&b| CLASS[b as usize] & 1 != 0);
-    let path_ok = path
-        .iter()
-        .all(|&b| b == b'/' || CLASS[b as usize] & 2 != 0)
+    let host_ok = !host.is_empty()
+        && host
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+    let path_ok = path.iter().all(|&b| b != b'?' && plain(b))
         && !path
             .split(|&b| b == b'/')
             .any(|segment| segment == b"." || segment == b"..");
-    let fragment_ok = fragment.iter().all(|&b| CLASS[b as usize] & 4 != 0);
+    let fragment_ok = fragment.iter().all(|&b| plain(b));
     scheme_ok && host_ok && path_ok && fragment_ok
 }
 
