@@ -2437,3 +2437,50 @@ fn fused_parts_with_nothing_to_merge_apply_whole() {
     check(&schema, &json!([]), true);
     check(&schema, &json!("text"), false);
 }
+
+/// Both length bounds of a string, decided together on the fail-fast path (bytes first,
+/// code points counted once), answer as the two keywords do one by one; errors still name
+/// the bound that failed.
+#[test]
+fn string_length_bounds_together() {
+    for (schema, typed) in [
+        (
+            json!({"type": "string", "minLength": 2, "maxLength": 3}),
+            true,
+        ),
+        (json!({"maxLength": 3, "minLength": 2}), false),
+    ] {
+        let schema = Schema::compile(&schema).unwrap();
+        for (text, expected) in [
+            ("", false),
+            ("a", false),
+            ("ab", true),
+            ("abc", true),
+            ("abcd", false),
+            // Two, three and four code points of two to four bytes each.
+            ("é😀", true),
+            ("ø字😀", true),
+            ("😀😀😀", true),
+            ("😀😀😀😀", false),
+            ("é", false),
+            ("字", false),
+            ("ééé", true),
+            ("éééé", false),
+        ] {
+            check(&schema, &json!(text), expected);
+        }
+        // (A number is no string: only the type can turn it down.)
+        check(&schema, &json!(12), !typed);
+        let short = schema.validate(&json!("é")).unwrap_err();
+        assert!(
+            short
+                .iter()
+                .any(|e| e.keyword_location().ends_with("minLength"))
+        );
+        let long = schema.validate(&json!("éééé")).unwrap_err();
+        assert!(
+            long.iter()
+                .any(|e| e.keyword_location().ends_with("maxLength"))
+        );
+    }
+}

@@ -1921,6 +1921,26 @@ fn eval_leaf<C: Collector>(
     col: &mut C,
 ) -> bool {
     let start = body.start;
+    // A string's two length bounds, the commonest pair of string assertions, in one go:
+    // the byte length decides most strings, and the code points are counted at most once.
+    // (Only a pass is decided here: a failure goes through the loop, which reports it.)
+    if let (
+        Value::String(s),
+        [Keyword::MinLength(min), Keyword::MaxLength(max)]
+        | [Keyword::MaxLength(max), Keyword::MinLength(min)],
+    ) = (instance, &c.keywords[body.clone()])
+    {
+        let len = s.len() as u64;
+        if len <= *max && len >= min.saturating_mul(4) {
+            return true;
+        }
+        if len >= *min {
+            let n = code_points(s);
+            if n >= *min && n <= *max {
+                return true;
+            }
+        }
+    }
     for (offset, kw) in c.keywords[body].iter().enumerate() {
         // The cheapest keywords of string and array leaves inline; the rest by call.
         let ok = match (*kw, instance) {
