@@ -1045,17 +1045,14 @@ impl<'a> Compiler<'a> {
                         let pointer = self.out.pointer_of(id);
                         let hash = self.hasher.hash_one(pointer);
                         let (doc, out, hasher) = (task.doc, &self.out, &self.hasher);
-                        if self
-                            .definitions_by_pointer
-                            .find(hash, |&(d, n)| d == doc && out.pointer_of(n) == pointer)
-                            .is_none()
-                        {
-                            self.definitions_by_pointer.insert_unique(
+                        // (Kept once: the first node minted there.)
+                        self.definitions_by_pointer
+                            .entry(
                                 hash,
-                                (doc, id),
+                                |&(d, n)| d == doc && out.pointer_of(n) == pointer,
                                 |&(_, n)| hasher.hash_one(out.pointer_of(n)),
-                            );
-                        }
+                            )
+                            .or_insert((doc, id));
                     }
                 }
                 Some(_) if is_keyword => {
