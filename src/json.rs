@@ -194,6 +194,17 @@ impl TypeSet {
         TypeSet(self.0 | STRICT_INTEGERS)
     }
 
+    /// The set without draft-4 integer typing where that cannot change an answer: it
+    /// tells only for `integer` without `number` (with `number`, or with no number type,
+    /// `1.0` gets the same answer either way).
+    pub(crate) const fn relaxed(self) -> TypeSet {
+        if self.contains(JsonType::Integer) && !self.contains(JsonType::Number) {
+            self
+        } else {
+            TypeSet(self.0 & !STRICT_INTEGERS)
+        }
+    }
+
     /// Whether `1.0` must not count as an integer.
     #[inline]
     pub(crate) const fn is_strict(self) -> bool {

@@ -113,6 +113,43 @@ fn hoisted_types_and_draft4_integers() {
         .unwrap();
     check(&draft4, &json!(3), true);
     check(&draft4, &json!(3.0), false);
+    // Sets where draft-4 integer typing cannot tell are hoisted like any other; the
+    // keyword still names `3.0` a number when it reports.
+    let draft4 = |schema: Value| {
+        Options::new()
+            .default_dialect(Draft::Draft4)
+            .compile(&schema)
+            .unwrap()
+    };
+    let numbers = draft4(json!({"type": "number", "maximum": 5}));
+    check(&numbers, &json!(3.0), true);
+    check(&numbers, &json!(5), true);
+    check(&numbers, &json!(5.5), false);
+    check(&numbers, &json!("3"), false);
+    let both = draft4(json!({"type": ["integer", "number"]}));
+    check(&both, &json!(2.5), true);
+    check(&both, &json!(2.0), true);
+    let no_numbers = draft4(json!({"type": ["string", "null"]}));
+    check(&no_numbers, &json!("a"), true);
+    check(&no_numbers, &json!(null), true);
+    check(&no_numbers, &json!(3.0), false);
+    let message = |schema: &Schema, instance: Value| {
+        schema
+            .validate(&instance)
+            .unwrap_err()
+            .iter()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(message(&no_numbers, json!(3.0)).ends_with("not number"));
+    assert!(message(&no_numbers, json!(3)).ends_with("not integer"));
+    let later = Schema::compile(&json!({"type": ["string", "null"]})).unwrap();
+    assert!(message(&later, json!(3.0)).ends_with("not integer"));
+    let integers_or_strings = draft4(json!({"type": ["integer", "string"]}));
+    check(&integers_or_strings, &json!(3), true);
+    check(&integers_or_strings, &json!("3"), true);
+    check(&integers_or_strings, &json!(3.0), false);
 }
 
 #[test]

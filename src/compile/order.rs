@@ -872,11 +872,13 @@ fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
         }
         let node = &mut c.nodes[i];
         node.leaf = pairs.iter().all(|(k, _)| k.is_assertion());
-        // Draft-4 integer typing needs the finer check of the keyword itself.
+        // Draft-4 integer typing needs the finer check of the keyword itself, where it
+        // can tell (`integer` without `number`). The keyword keeps its set: the error it
+        // reports names `1.0` a number under draft 4.
         if let Some((Keyword::Type(set), _)) = pairs.first()
-            && !set.is_strict()
+            && !set.relaxed().is_strict()
         {
-            node.types = *set;
+            node.types = set.relaxed();
             node.typed = true;
         }
         for (offset, &(k, name)) in pairs.iter().enumerate() {
@@ -1086,7 +1088,7 @@ fn inferred_types(c: &mut Compiled, live: &[u32]) {
             let k = match *kw {
                 Keyword::False => TypeSet::empty(),
                 // A draft-4 `type` not hoisted: left to the keyword.
-                Keyword::Type(t) if !t.is_strict() => t,
+                Keyword::Type(t) if !t.relaxed().is_strict() => t.relaxed(),
                 Keyword::Const(v) => TypeSet::of_value(&c.values[v as usize]),
                 Keyword::Enum(span) => c.values[span.range()]
                     .iter()
