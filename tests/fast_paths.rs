@@ -2061,6 +2061,76 @@ fn consts_of_scalars() {
     }
 }
 
+/// Numeric bounds on the leaves' inline paths (one bound: `leaf_one`; two or more: the
+/// leaf loop), with integer and float limits and instances at, inside and past them, as
+/// typed leaves and as properties; a failure names the bound.
+#[test]
+fn numeric_bounds_on_leaves() {
+    let cases = [
+        (
+            json!({"minimum": 1}),
+            json!([1, 1.0, 2, 1e300]),
+            json!([0, 0.5, -1e300]),
+        ),
+        (
+            json!({"maximum": 1.5}),
+            json!([1.5, 1, -3]),
+            json!([1.6, 2, 1e20]),
+        ),
+        (
+            json!({"exclusiveMinimum": 0}),
+            json!([1, 0.001]),
+            json!([0, 0.0, -0.5]),
+        ),
+        (
+            json!({"exclusiveMaximum": 10}),
+            json!([9, 9.99]),
+            json!([10, 10.0, 11]),
+        ),
+        (
+            json!({"type": "integer", "minimum": -5, "maximum": 5}),
+            json!([-5, 0, 5, 5.0]),
+            json!([-6, 6, 4.5, "1"]),
+        ),
+        (
+            json!({"minimum": 0, "exclusiveMaximum": 18446744073709551615u64}),
+            json!([0, 18446744073709551614u64]),
+            json!([18446744073709551615u64, -1]),
+        ),
+        (
+            json!({"exclusiveMinimum": -9223372036854775808i64, "maximum": 0.5}),
+            json!([-9223372036854775807i64, 0]),
+            json!([-9223372036854775808i64, 1]),
+        ),
+    ];
+    for (bounds, inside, outside) in cases {
+        let schema = Schema::compile(&bounds).unwrap();
+        let nested = Schema::compile(&json!({"properties": {"n": bounds}})).unwrap();
+        for v in inside.as_array().unwrap() {
+            check(&schema, v, true);
+            check(&nested, &json!({"n": v}), true);
+        }
+        for v in outside.as_array().unwrap() {
+            check(&schema, v, false);
+            check(&nested, &json!({"n": v}), false);
+            let errors = schema.validate(v).unwrap_err();
+            let keyword = errors.iter().next().unwrap().keyword_location().to_string();
+            let named = bounds
+                .as_object()
+                .unwrap()
+                .keys()
+                .any(|k| keyword == format!("/{k}"));
+            assert!(named, "{bounds} {v}: {keyword}");
+        }
+        // Other kinds of instance are not numbers: the bounds pass them.
+        check(
+            &Schema::compile(&json!({"minimum": 5})).unwrap(),
+            &json!("1"),
+            true,
+        );
+    }
+}
+
 #[test]
 fn all_of_objects_walked_once() {
     // Each walk applies its own schema of a name, else its other keys' schema: the fused
