@@ -2332,6 +2332,22 @@ fn all_of_that_cannot_be_fused_keeps_its_branches() {
                 (json!({"a": 1}), false),
             ],
         ),
+        (
+            // Draft-4 sets that cannot tell `1.0` apart are fused; integer typing inside
+            // the properties is kept.
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "allOf": [
+                {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}},
+                {"type": ["object", "null"], "properties": {"m": {"type": "number"}}}
+            ]}),
+            vec![
+                (json!({"n": 1, "m": 1.5}), true),
+                (json!({"n": 1, "m": 2.0}), true),
+                (json!({"n": 1.0}), false),
+                (json!({"n": 1, "m": "x"}), false),
+                (json!({"m": 1}), false),
+                (json!(null), false),
+            ],
+        ),
     ];
     for (schema, instances) in cases {
         let compiled = Schema::compile(&schema).unwrap();

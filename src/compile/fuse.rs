@@ -90,9 +90,10 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
                 }
                 Keyword::AllOf(span) => stack.extend(c.node_list(span).iter().rev().copied()),
                 Keyword::Ref(target) => stack.push(target),
-                // (Draft-4 integers: left to the keyword.)
-                Keyword::Type(set) if set.is_strict() => return None,
+                // (Draft-4 integers, where they can tell: left to the keyword.)
+                Keyword::Type(set) if set.relaxed().is_strict() => return None,
                 Keyword::Type(set) => {
+                    let set = set.relaxed();
                     p.types = Some(p.types.map_or(set, |t| t.intersect(set)));
                 }
                 Keyword::Properties(span) => p.walks.push((span, NodeId::NONE)),
