@@ -319,6 +319,9 @@ pub(crate) enum ObjectWalk {
     Keys,
     /// No key has a schema to meet: `names` is empty and `others` accepts anything.
     Nothing,
+    /// No name declared, every value against `others` (a dictionary: `{"type": "object",
+    /// "additionalProperties": {"type": "string"}}`): no key is looked at.
+    Values,
     /// `additionalProperties` with `patternProperties`: the fused walk of the three.
     Patterned {
         /// The `additionalProperties` keyword's index in `additional`.

@@ -2131,6 +2131,44 @@ fn numeric_bounds_on_leaves() {
     }
 }
 
+/// Objects with no declared name, every value against `additionalProperties` (the
+/// dictionary walk): with required names, bounds, nesting, and `false`.
+#[test]
+fn dictionaries_check_every_value() {
+    let strings = Schema::compile(&json!({
+        "type": "object", "additionalProperties": {"type": "string", "maxLength": 3},
+        "required": ["a"], "maxProperties": 3
+    }))
+    .unwrap();
+    check(&strings, &json!({"a": "x", "b": "yyy"}), true);
+    check(&strings, &json!({"a": "x", "b": "yyyy"}), false);
+    check(&strings, &json!({"a": "x", "b": 1}), false);
+    check(&strings, &json!({"b": "x"}), false);
+    check(
+        &strings,
+        &json!({"a": "x", "b": "y", "c": "z", "d": "w"}),
+        false,
+    );
+    check(&strings, &json!([]), false);
+    let nested = Schema::compile(&json!({
+        "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}
+    }))
+    .unwrap();
+    check(&nested, &json!({}), true);
+    check(
+        &nested,
+        &json!({"scope": {"a": 1, "b": 2}, "other": {}}),
+        true,
+    );
+    check(&nested, &json!({"scope": {"a": 1, "b": 2.5}}), false);
+    check(&nested, &json!({"scope": 1}), false);
+    check(&nested, &json!("not an object"), true);
+    let closed =
+        Schema::compile(&json!({"type": "object", "additionalProperties": false})).unwrap();
+    check(&closed, &json!({}), true);
+    check(&closed, &json!({"a": null}), false);
+}
+
 #[test]
 fn all_of_objects_walked_once() {
     // Each walk applies its own schema of a name, else its other keys' schema: the fused

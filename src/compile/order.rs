@@ -795,8 +795,12 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                 _ => {}
             }
         }
-        if spec.walk == ObjectWalk::Keys && spec.names.len() == 0 && spec.others.is_none() {
-            spec.walk = ObjectWalk::Nothing;
+        if spec.walk == ObjectWalk::Keys && spec.names.len() == 0 {
+            spec.walk = if spec.others.is_none() {
+                ObjectWalk::Nothing
+            } else {
+                ObjectWalk::Values
+            };
         }
         spec.met = c.walk_required(spec.names);
         // An object with fewer keys than the names the walk must meet fails before the
