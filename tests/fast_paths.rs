@@ -2169,6 +2169,52 @@ fn dictionaries_check_every_value() {
     check(&closed, &json!({"a": null}), false);
 }
 
+/// A lone `allOf` branch is followed as a `$ref` is (the forward shape): typed or not, in
+/// chains of any length (past the longest chain of forwards, nodes keep the general shape
+/// and the stack check).
+#[test]
+fn lone_all_of_branches_are_forwarded() {
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "allOf": [{"$ref": "#/$defs/a"}],
+        "$defs": {"a": {"properties": {"x": {"type": "string"}}, "required": ["x"]}}
+    }))
+    .unwrap();
+    check(&schema, &json!({"x": "s"}), true);
+    check(&schema, &json!({"x": 1}), false);
+    check(&schema, &json!({}), false);
+    check(&schema, &json!([]), false);
+    // (Two branches are not one: both apply.)
+    let both = Schema::compile(&json!({"allOf": [{"type": "string"}, {"maxLength": 2}]})).unwrap();
+    check(&both, &json!("ab"), true);
+    check(&both, &json!("abc"), false);
+    check(&both, &json!(1), false);
+    for length in [3, 40, 2000] {
+        let mut defs = serde_json::Map::new();
+        for i in 0..length {
+            defs.insert(
+                format!("d{i}"),
+                json!({"allOf": [{"$ref": format!("#/$defs/d{}", i + 1)}]}),
+            );
+        }
+        defs.insert(
+            format!("d{length}"),
+            json!({"type": "string", "maxLength": 2}),
+        );
+        let chain = Schema::compile(&json!({"$ref": "#/$defs/d0", "$defs": defs})).unwrap();
+        check(&chain, &json!("ab"), true);
+        check(&chain, &json!("abc"), false);
+        check(&chain, &json!(1), false);
+        // Nested one inside another, each level through the whole chain.
+        let nested = Schema::compile(&json!({
+            "type": "array", "items": {"$ref": "#/$defs/d0"}, "$defs": defs
+        }))
+        .unwrap();
+        check(&nested, &json!(["a", "bc"]), true);
+        check(&nested, &json!(["a", 2]), false);
+    }
+}
+
 #[test]
 fn all_of_objects_walked_once() {
     // Each walk applies its own schema of a name, else its other keys' schema: the fused

@@ -917,8 +917,10 @@ fn node_shapes(c: &mut Compiled, live: &[u32]) {
         }
         // With a dynamic scope kept, a forward must land in its own resource: the target's
         // evaluation then enters that resource itself, as the skipped node would have.
+        // A lone `allOf` branch (`{"type": "object", "allOf": [{"$ref": ...}]}`) is
+        // forwarded to as a `$ref` is.
         if shape == Shape::General
-            && let [Keyword::Ref(target)] = *body
+            && let Some(target) = forwarded_to(c, body)
             && (!c.dynamic_scope || c.nodes[target.index()].resource == c.nodes[i].resource)
         {
             shape = Shape::Forward;
@@ -979,8 +981,20 @@ const MAX_FORWARDS: u32 = 16;
 /// The node a node of the forward shape refers to (`None` for any other node).
 fn forward_target(c: &Compiled, node: NodeId) -> Option<NodeId> {
     let n = c.nodes[node.index()];
+    if n.shape != Shape::Forward {
+        return None;
+    }
     match c.keywords.get(n.body().start) {
-        Some(&Keyword::Ref(target)) if n.shape == Shape::Forward => Some(target),
+        Some(&Keyword::Ref(target)) => Some(target),
+        _ => forwarded_to(c, &c.keywords[n.body()]),
+    }
+}
+
+/// The node a body of one `$ref`, or of an `allOf` of one branch, leads to.
+fn forwarded_to(c: &Compiled, body: &[Keyword]) -> Option<NodeId> {
+    match *body {
+        [Keyword::Ref(target)] => Some(target),
+        [Keyword::AllOf(span)] if span.len() == 1 => c.node_lists.get(span.start as usize).copied(),
         _ => None,
     }
 }
