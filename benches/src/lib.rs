@@ -59,6 +59,9 @@ pub struct Case {
     pub schema_labels: Vec<String>,
     /// The instances validated by the `is_valid` and error-path figures.
     pub instances: Vec<Instance>,
+    /// Why the case could not be loaded (it then has no schema and no instance, and the
+    /// report lists it with the reason instead of stopping).
+    pub skipped: Option<String>,
 }
 
 /// The workspace root (the directory holding the root `Cargo.toml`).
@@ -220,6 +223,7 @@ pub fn load_corpus_case(dir: &Path) -> Case {
         schema_labels: vec![name],
         schemas: vec![schema],
         instances,
+        skipped: None,
     }
 }
 
@@ -288,6 +292,7 @@ pub fn load_mcp_source(dir: &Path) -> Case {
         schemas,
         schema_labels: labels,
         instances,
+        skipped: None,
     }
 }
 
@@ -300,8 +305,10 @@ pub fn load_cases(filter: Option<&str>) -> Vec<Case> {
     for dir in sorted_entries(&corpus) {
         if dir.join("schema.json").exists() {
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            if name.as_deref().is_some_and(keep) {
-                cases.push(load_corpus_case(&dir));
+            if let Some(name) = name.filter(|n| keep(n)) {
+                cases.push(load_or_skip(name, Origin::Corpus, || {
+                    load_corpus_case(&dir)
+                }));
             }
         }
     }
@@ -311,12 +318,49 @@ pub fn load_cases(filter: Option<&str>) -> Vec<Case> {
             let name = dir
                 .file_name()
                 .map(|n| format!("mcp-tools/{}", n.to_string_lossy()));
-            if name.as_deref().is_some_and(keep) {
-                cases.push(load_mcp_source(&dir));
+            if let Some(name) = name.filter(|n| keep(n)) {
+                cases.push(load_or_skip(name, Origin::McpTools, || {
+                    load_mcp_source(&dir)
+                }));
             }
         }
     }
     cases
+}
+
+/// Loads a case with `load`; a case that cannot be loaded (a file missing or not JSON, an
+/// expectation of the wrong length) is kept empty, with the reason, so that one bad case
+/// does not stop a report on a corpus of many. (The loaders stop on the first problem
+/// they meet with a message naming the file; that message is the reason.)
+fn load_or_skip(
+    name: String,
+    origin: Origin,
+    load: impl FnOnce() -> Case + std::panic::UnwindSafe,
+) -> Case {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let loaded = std::panic::catch_unwind(load);
+    std::panic::set_hook(hook);
+    loaded.unwrap_or_else(|payload| {
+        let why = match (
+            payload.downcast_ref::<String>(),
+            payload.downcast_ref::<&str>(),
+        ) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "the case cannot be loaded".to_string(),
+        };
+        eprintln!("skipped {name}: {why}");
+        Case {
+            name,
+            origin,
+            dialect: "—".to_string(),
+            schemas: Vec::new(),
+            schema_labels: Vec::new(),
+            instances: Vec::new(),
+            skipped: Some(why),
+        }
+    })
 }
 
 /// The floor: visits every node of `value` (object keys included) without validating.
@@ -337,5 +381,32 @@ pub fn walk(value: &Value) -> usize {
             .iter()
             .fold(1, |acc, (key, item)| acc + (key.len() & 1) + visit(item)),
         other => visit(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case whose files cannot be read is kept, empty, with the loader's reason; a good
+    /// one beside it loads. (`cargo test -p toolschema-bench`.)
+    #[test]
+    fn a_case_that_cannot_be_loaded_is_skipped_with_its_reason() {
+        let root = std::env::temp_dir().join(format!("toolschema-bench-{}", std::process::id()));
+        let (bad, good) = (root.join("bad"), root.join("good"));
+        for dir in [&bad, &good] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("schema.json"), r#"{"type": "string"}"#).unwrap();
+        }
+        std::fs::write(bad.join("instances.jsonl"), "\"a\"\n{bad\n").unwrap();
+        std::fs::write(good.join("instances.jsonl"), "\"a\"\n1\n").unwrap();
+        let skipped = load_or_skip("bad".into(), Origin::Corpus, || load_corpus_case(&bad));
+        let loaded = load_or_skip("good".into(), Origin::Corpus, || load_corpus_case(&good));
+        std::fs::remove_dir_all(&root).unwrap();
+        let why = skipped.skipped.unwrap_or_default();
+        assert!(why.contains("line 2 is not JSON"), "{why}");
+        assert!(skipped.schemas.is_empty() && skipped.instances.is_empty());
+        assert_eq!(loaded.skipped, None);
+        assert_eq!((loaded.schemas.len(), loaded.instances.len()), (1, 2));
     }
 }

@@ -553,7 +553,9 @@ fn main() {
                 notes.push(format!("{name} left out (a schema did not compile)"));
             }
         }
-        if used.is_empty() {
+        if let Some(why) = &case.skipped {
+            notes.push(format!("skipped: {why}"));
+        } else if used.is_empty() {
             notes.push("no schema compiled".to_string());
         } else if used.len() < case.schemas.len() {
             notes.push(format!(
