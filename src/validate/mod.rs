@@ -2115,9 +2115,10 @@ fn assertion<C: Collector>(
             let Value::Number(x) = instance else {
                 return true;
             };
-            within_bound(c, kw, i, x) || {
-                let limit = c.limits[i as usize].number.clone();
-                fail!(col, c, ctx, node, k, {
+            within_bound(c, kw, i, x)
+                || fail!(col, c, ctx, node, k, {
+                    // (Built only when an error is collected.)
+                    let limit = c.limits[i as usize].number.clone();
                     match kw {
                         Keyword::Maximum(_) => ErrorKind::Maximum { limit },
                         Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },
@@ -2125,7 +2126,6 @@ fn assertion<C: Collector>(
                         _ => ErrorKind::ExclusiveMinimum { limit },
                     }
                 })
-            }
         }
         Keyword::MaxLength(max) => match instance {
             // A string has no more code points than bytes.
