@@ -238,7 +238,8 @@ pub(crate) enum Shape {
     /// A `oneOf`/`anyOf` and nothing else, of branches the types do not tell apart
     /// (`{"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]}`), or an `allOf` or a
     /// tuple (`prefixItems`, maybe with `minItems` and `maxItems`), or an `if` (with its
-    /// `then`/`else`), and nothing else: evaluated directly, with no keyword loop.
+    /// `then`/`else`), a `not` or a `contains`, and nothing else: evaluated directly,
+    /// with no keyword loop.
     Union,
 }
 

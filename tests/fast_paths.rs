@@ -2215,6 +2215,56 @@ fn lone_all_of_branches_are_forwarded() {
     }
 }
 
+/// A node of `not` alone, or `contains` alone (with its bounds), is evaluated without the
+/// keyword loop: both paths agree at the bounds.
+#[test]
+fn lone_not_and_contains() {
+    let not = Schema::compile(&json!({"type": "object", "not": {"required": ["a"]}})).unwrap();
+    check(&not, &json!({"b": 1}), true);
+    check(&not, &json!({"a": 1}), false);
+    check(&not, &json!([]), false);
+    let cases = [
+        (
+            json!({"contains": {"type": "number"}}),
+            vec![
+                (json!(["a", 1]), true),
+                (json!(["a"]), false),
+                (json!([]), false),
+            ],
+        ),
+        (
+            json!({"contains": {"type": "number"}, "minContains": 2, "maxContains": 3}),
+            vec![
+                (json!([1]), false),
+                (json!([1, "a", 2]), true),
+                (json!([1, 2, 3]), true),
+                (json!([1, 2, 3, 4]), false),
+                (json!([1, 2, "a", 3, "b", 4]), false),
+            ],
+        ),
+        (
+            json!({"contains": {"type": "number"}, "minContains": 0}),
+            vec![(json!([]), true), (json!(["a"]), true)],
+        ),
+        (
+            json!({"contains": {"type": "number"}, "minContains": 0, "maxContains": 1}),
+            vec![
+                (json!([]), true),
+                (json!([1, "a"]), true),
+                (json!([1, 2]), false),
+            ],
+        ),
+    ];
+    for (schema, instances) in cases {
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in instances {
+            check(&compiled, &instance, expected);
+        }
+        // Not an array: `contains` does not apply.
+        check(&compiled, &json!({"a": 1}), true);
+    }
+}
+
 #[test]
 fn all_of_objects_walked_once() {
     // Each walk applies its own schema of a name, else its other keys' schema: the fused

@@ -453,7 +453,9 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
             | Keyword::OneOf(_)
             | Keyword::AllOf(_)
             | Keyword::PrefixItems(_)
-            | Keyword::If { .. },
+            | Keyword::If { .. }
+            | Keyword::Not(_)
+            | Keyword::Contains(_),
         ] = c.keywords[n.body()]
         {
             c.nodes[i].shape = Shape::Union;

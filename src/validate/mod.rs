@@ -687,6 +687,12 @@ fn union<C: Collector>(
         [Keyword::AnyOf(span)] => any_of_inline(c, span, instance, ctx),
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
         [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
+        [Keyword::Not(child)] => !valid_at(c, child, instance, ctx),
+        [Keyword::Contains(i)] => match (instance, c.contains.get(i as usize)) {
+            (Value::Array(items), Some(spec)) => contains_count(c, spec, items, ctx),
+            (Value::Array(_), None) => false,
+            _ => true,
+        },
         [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
             Value::Array(items) => {
                 let len = items.len() as u64;
@@ -707,6 +713,30 @@ fn union<C: Collector>(
         },
         _ => eval_node(c, node, instance, ctx, col),
     }
+}
+
+/// `contains` alone on the fail-fast path: items are counted until the answer is known
+/// (no location, no annotation).
+#[inline(never)]
+fn contains_count(
+    c: &Compiled,
+    spec: &crate::schema::Contains,
+    items: &[Value],
+    ctx: Ctx<'_>,
+) -> bool {
+    let mut count = 0u64;
+    for item in items {
+        if valid_at(c, spec.node, item, ctx) {
+            count += 1;
+            if spec.max.is_some_and(|max| count > max) {
+                return false;
+            }
+            if spec.max.is_none() && count >= spec.min {
+                return true;
+            }
+        }
+    }
+    count >= spec.min
 }
 
 /// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
