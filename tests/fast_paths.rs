@@ -2243,6 +2243,15 @@ fn lone_not_and_contains() {
             ],
         ),
         (
+            // (Beside another keyword: the general loop's fail-fast count.)
+            json!({"minItems": 1, "contains": {"type": "number"}, "maxContains": 2}),
+            vec![
+                (json!([1, "a"]), true),
+                (json!([1, 2, 3]), false),
+                (json!(["a"]), false),
+            ],
+        ),
+        (
             json!({"contains": {"type": "number"}, "minContains": 0}),
             vec![(json!([]), true), (json!(["a"]), true)],
         ),

@@ -1439,6 +1439,11 @@ fn eval_keyword<C: Collector>(
             _ => true,
         },
         Keyword::Contains(i) => match instance {
+            // (Fail-fast: counted until the answer is known, no location or annotation.)
+            Value::Array(items) if C::FAIL_FAST => match c.contains.get(i as usize) {
+                Some(spec) => contains_count(c, spec, items, ctx),
+                None => false,
+            },
             Value::Array(items) => {
                 let spec = c.contains[i as usize];
                 let mut count = 0u64;
