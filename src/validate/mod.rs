@@ -511,8 +511,17 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
         stack_limit: stack_limit(),
         budget: &budget,
     };
+    let root = c.node(c.root);
+    // An object at the root, as every tool's arguments are: straight to its walk, without
+    // `eval`'s dispatch over the shapes or its stack check (the red zone holds this frame).
+    let ok = if root.shape == Shape::PlainObject {
+        admits(root.types, instance)
+            && plain_object(c, c.root, instance, Ctx(&frame), &mut FailFast)
+    } else {
+        eval(c, c.root, instance, Ctx(&frame), &mut FailFast)
+    };
     // (A budget exceeded inside a `not` may have made it pass: the answer is `false`.)
-    eval(c, c.root, instance, Ctx(&frame), &mut FailFast) && !budget.exceeded()
+    ok && !budget.exceeded()
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
