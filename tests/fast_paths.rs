@@ -2750,3 +2750,38 @@ fn string_length_bounds_together() {
         );
     }
 }
+
+#[test]
+fn object_size_bounds_on_leaves() {
+    // Both bounds together (the leaf loop checks them inline), with `type` hoisted or
+    // not, and beside a `required` that the loop leaves to its call.
+    for schema in [
+        json!({"type": "object", "minProperties": 1, "maxProperties": 3}),
+        json!({"minProperties": 1, "maxProperties": 3}),
+        json!({"maxProperties": 3, "minProperties": 1, "required": []}),
+    ] {
+        let compiled = Schema::compile(&schema).unwrap();
+        check(&compiled, &json!({}), false);
+        check(&compiled, &json!({"a": 1}), true);
+        check(&compiled, &json!({"a": 1, "b": 2, "c": 3}), true);
+        check(&compiled, &json!({"a": 1, "b": 2, "c": 3, "d": 4}), false);
+        // Not an object: only a hoisted `type` turns it down.
+        let typed = schema.get("type").is_some();
+        check(&compiled, &json!([1, 2, 3, 4, 5]), !typed);
+        check(&compiled, &json!("abcd"), !typed);
+        let few = compiled.validate(&json!({})).unwrap_err();
+        assert!(few.iter().any(|e| e.keyword_location() == "/minProperties"));
+        let many = compiled
+            .validate(&json!({"a": 1, "b": 2, "c": 3, "d": 4}))
+            .unwrap_err();
+        assert!(
+            many.iter()
+                .any(|e| e.keyword_location() == "/maxProperties")
+        );
+    }
+    // Bounds at the extremes of their range.
+    let none = Schema::compile(&json!({"type": "object", "maxProperties": 0, "minProperties": 0}))
+        .unwrap();
+    check(&none, &json!({}), true);
+    check(&none, &json!({"a": null}), false);
+}

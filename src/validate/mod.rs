@@ -2027,6 +2027,8 @@ fn eval_leaf<C: Collector>(
             }
             (Keyword::MinItems(min), Value::Array(a)) => a.len() as u64 >= min,
             (Keyword::MaxItems(max), Value::Array(a)) => a.len() as u64 <= max,
+            (Keyword::MinProperties(min), Value::Object(o)) => o.len() as u64 >= min,
+            (Keyword::MaxProperties(max), Value::Object(o)) => o.len() as u64 <= max,
             _ => assertion(c, node, start + offset, *kw, instance, ctx, col),
         };
         if !ok {
