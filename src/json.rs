@@ -264,10 +264,21 @@ pub(crate) fn is_integer(n: &Number) -> bool {
     if n.is_i64() || n.is_u64() {
         return true;
     }
-    match n.as_f64() {
-        Some(f) => f.is_finite() && f.fract() == 0.0,
-        None => false,
+    n.as_f64().is_some_and(is_integral)
+}
+
+/// Whether a float has no fractional part, without `f64::trunc`: that is a library call
+/// on x86-64's baseline, and LLVM hoists it (speculatable) out of loops where it guards
+/// one rare case, so every instance of any type paid for it.
+#[inline(always)]
+pub(crate) fn is_integral(f: f64) -> bool {
+    // From 2^52 up every float is an integer; below, the conversion to i64 is exact
+    // for integers and truncates anything else.
+    const EVERY_FLOAT_INTEGRAL: f64 = 4_503_599_627_370_496.0;
+    if !f.is_finite() {
+        return false;
     }
+    f.abs() >= EVERY_FLOAT_INTEGRAL || (f as i64) as f64 == f
 }
 
 /// A number in the form comparisons need: exact integers where serde_json has them.
@@ -638,8 +649,7 @@ pub(crate) fn is_multiple_of_decimal(
         value.as_f64().unwrap_or(f64::NAN),
         divisor.as_f64().unwrap_or(f64::NAN),
     );
-    let q = v / d;
-    q.is_finite() && q.fract() == 0.0
+    is_integral(v / d)
 }
 
 /// Objects up to this many keys are searched by a scan (see [`has_key`]).
@@ -731,6 +741,29 @@ mod tests {
         let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
         let mantissa = format!("{int}{frac}").parse::<u128>().ok()?;
         Some((mantissa, exp - frac.len() as i32))
+    }
+
+    #[test]
+    fn integral_floats_agree_with_trunc() {
+        // Around every power of two where the conversion or the spacing of floats
+        // changes, both signs, and the values between.
+        let mut floats = vec![0.0, -0.0, 0.5, 1.0, 1.5, 1e300, -1e300, 5e-324, 1e-300];
+        for e in 0..70 {
+            let p = 2f64.powi(e);
+            for f in [p, p + 0.5, p - 0.5, p * 1.5, p + 1.0, p - 1.0] {
+                floats.push(f);
+                floats.push(-f);
+            }
+            // The float just below and just above.
+            floats.push(f64::from_bits(p.to_bits() - 1));
+            floats.push(f64::from_bits(p.to_bits() + 1));
+        }
+        for f in floats {
+            assert_eq!(is_integral(f), f.trunc() == f, "{f:e}");
+        }
+        assert!(!is_integral(f64::NAN));
+        assert!(!is_integral(f64::INFINITY));
+        assert!(!is_integral(f64::NEG_INFINITY));
     }
 
     #[test]
