@@ -608,6 +608,20 @@ pub(crate) fn eval<C: Collector>(
             return true;
         }
     }
+    eval_deep(c, node, instance, ctx, col)
+}
+
+/// The rest of `eval`, by a call: the stack check, then the node's shaped function or the
+/// keyword loop. (Apart from the checks inlined at every call site, so that those sites
+/// keep small frames: a leaf's check saves no register.)
+#[inline(never)]
+fn eval_deep<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
     let marker = 0u8;
     if (&raw const marker as usize) < ctx.stack_limit {
         return stacker::grow(STACK_SEGMENT, || {
