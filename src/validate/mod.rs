@@ -711,9 +711,8 @@ fn union<C: Collector>(
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
         [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
         [Keyword::Not(child)] => !valid_at(c, child, instance, ctx),
-        [Keyword::Contains(i)] => match (instance, c.contains.get(i as usize)) {
-            (Value::Array(items), Some(spec)) => contains_count(c, spec, items, ctx),
-            (Value::Array(_), None) => false,
+        [Keyword::Contains(i)] => match instance {
+            Value::Array(items) => contains_count(c, i, items, ctx),
             _ => true,
         },
         [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
@@ -738,15 +737,13 @@ fn union<C: Collector>(
     }
 }
 
-/// `contains` alone on the fail-fast path: items are counted until the answer is known
-/// (no location, no annotation).
+/// `contains` (number `i` of the schema's) on the fail-fast path: items are counted until
+/// the answer is known (no location, no annotation).
 #[inline(never)]
-fn contains_count(
-    c: &Compiled,
-    spec: &crate::schema::Contains,
-    items: &[Value],
-    ctx: Ctx<'_>,
-) -> bool {
+fn contains_count(c: &Compiled, i: u32, items: &[Value], ctx: Ctx<'_>) -> bool {
+    let Some(spec) = c.contains.get(i as usize) else {
+        return false;
+    };
     let mut count = 0u64;
     for item in items {
         if valid_at(c, spec.node, item, ctx) {
@@ -1463,10 +1460,7 @@ fn eval_keyword<C: Collector>(
         },
         Keyword::Contains(i) => match instance {
             // (Fail-fast: counted until the answer is known, no location or annotation.)
-            Value::Array(items) if C::FAIL_FAST => match c.contains.get(i as usize) {
-                Some(spec) => contains_count(c, spec, items, ctx),
-                None => false,
-            },
+            Value::Array(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
             Value::Array(items) => {
                 let spec = c.contains[i as usize];
                 let mut count = 0u64;
