@@ -587,6 +587,10 @@ pub(crate) struct Compiled {
     /// under the evaluator, and the compiler would reload them after every call.
     pub(crate) pointers_fragment_safe: Box<std::sync::OnceLock<bool>>,
     pub(crate) root: NodeId,
+    /// Where `is_valid` starts: the root, or the target of a root of the forward shape
+    /// whose check its target's implies (`{"$ref": "#/$defs/Message", ...}`, a fused
+    /// `allOf`), see `Compiled::fail_fast_target`.
+    pub(crate) fail_fast_root: NodeId,
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,
     pub(crate) strings: Vec<Arc<str>>,

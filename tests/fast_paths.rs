@@ -2785,3 +2785,51 @@ fn object_size_bounds_on_leaves() {
     check(&none, &json!({}), true);
     check(&none, &json!({"a": null}), false);
 }
+
+#[test]
+fn roots_that_forward_start_at_their_target() {
+    // A root `$ref` to an object, as generated schemas have it.
+    let by_ref = Schema::compile(&json!({
+        "$ref": "#/$defs/call",
+        "$defs": {"call": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}},
+            "required": ["id"]
+        }}
+    }))
+    .unwrap();
+    check(&by_ref, &json!({"id": 1}), true);
+    check(&by_ref, &json!({"id": "1"}), false);
+    check(&by_ref, &json!({}), false);
+    check(&by_ref, &json!("id"), false);
+    // A root `allOf` fused into one walk: a branch's `required` and another's property.
+    let fused = Schema::compile(&json!({
+        "$defs": {"base": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "required": ["id"]
+        }},
+        "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"n": {"type": "integer"}}}]
+    }))
+    .unwrap();
+    check(&fused, &json!({"id": "a", "n": 1}), true);
+    check(&fused, &json!({"id": "a", "n": "1"}), false);
+    check(&fused, &json!({"n": 1}), false);
+    check(&fused, &json!(["id"]), false);
+    // A root whose own type is narrower than its target's: the root's type still applies.
+    for keyword in ["$ref", "allOf"] {
+        let target = json!("#/$defs/any");
+        let reference = if keyword == "$ref" {
+            json!({"type": "object", "$ref": target})
+        } else {
+            json!({"type": "object", "allOf": [{"$ref": target}]})
+        };
+        let mut schema = reference;
+        schema["$defs"] = json!({"any": {"maxLength": 3, "minProperties": 1}});
+        let narrow = Schema::compile(&schema).unwrap();
+        check(&narrow, &json!({"a": 1}), true);
+        check(&narrow, &json!({}), false);
+        check(&narrow, &json!("ab"), false);
+        check(&narrow, &json!(1), false);
+    }
+}

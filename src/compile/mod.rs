@@ -237,6 +237,7 @@ impl<'a> Compiler<'a> {
                 pointer_text: String::new(),
                 pointers_fragment_safe: Box::default(),
                 root: NodeId(0),
+                fail_fast_root: NodeId(0),
                 values: Vec::new(),
                 limits: Vec::new(),
                 strings: Vec::new(),

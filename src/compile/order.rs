@@ -391,6 +391,7 @@ fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Ve
 /// the keywords, whose nodes its locations name.
 #[inline(never)]
 fn branch_targets(c: &mut Compiled) {
+    c.fail_fast_root = c.fail_fast_target(c.root);
     if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
         c.property_walk = walk_entries(c, |_, b| b);
         // (Left empty: `branches` then reads `node_lists`.)

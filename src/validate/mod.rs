@@ -511,14 +511,15 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
         stack_limit: stack_limit(),
         budget: &budget,
     };
-    let root = c.node(c.root);
+    // (Past a root that only forwards: `{"$ref": "#/$defs/Request", "$defs": ...}`.)
+    let start = c.fail_fast_root;
+    let root = c.node(start);
     // An object at the root, as every tool's arguments are: straight to its walk, without
     // `eval`'s dispatch over the shapes or its stack check (the red zone holds this frame).
     let ok = if root.shape == Shape::PlainObject {
-        admits(root.types, instance)
-            && plain_object(c, c.root, instance, Ctx(&frame), &mut FailFast)
+        admits(root.types, instance) && plain_object(c, start, instance, Ctx(&frame), &mut FailFast)
     } else {
-        eval(c, c.root, instance, Ctx(&frame), &mut FailFast)
+        eval(c, start, instance, Ctx(&frame), &mut FailFast)
     };
     // (A budget exceeded inside a `not` may have made it pass: the answer is `false`.)
     ok && !budget.exceeded()
