@@ -2833,3 +2833,49 @@ fn roots_that_forward_start_at_their_target() {
         check(&narrow, &json!(1), false);
     }
 }
+
+#[test]
+fn tuples_with_items_after_them() {
+    // Draft 7: `items` as an array, `additionalItems` false or a schema.
+    let closed = Options::new()
+        .default_dialect(Draft::Draft7)
+        .compile(&json!({
+            "type": "array",
+            "minItems": 1,
+            "items": [{"type": "string"}, {"type": "integer"}],
+            "additionalItems": false
+        }))
+        .unwrap();
+    check(&closed, &json!(["a"]), true);
+    check(&closed, &json!(["a", 1]), true);
+    check(&closed, &json!(["a", 1, true]), false);
+    check(&closed, &json!([1, 1]), false);
+    check(&closed, &json!([]), false);
+    check(&closed, &json!({"0": "a"}), false);
+    let typed_rest = Options::new()
+        .default_dialect(Draft::Draft7)
+        .compile(&json!({
+            "items": [{"type": "string"}],
+            "additionalItems": {"type": "boolean"},
+            "maxItems": 3
+        }))
+        .unwrap();
+    check(&typed_rest, &json!(["a", true, false]), true);
+    check(&typed_rest, &json!(["a", true, 1]), false);
+    check(&typed_rest, &json!(["a", true, false, true]), false);
+    check(&typed_rest, &json!([true]), false);
+    check(&typed_rest, &json!("not an array"), true);
+    // 2020-12: `prefixItems` and `items` after them.
+    let rest = Schema::compile(&json!({
+        "prefixItems": [{"const": "op"}, {"type": "number"}],
+        "items": {"type": "object", "required": ["k"]},
+        "minItems": 2
+    }))
+    .unwrap();
+    check(&rest, &json!(["op", 1]), true);
+    check(&rest, &json!(["op", 1, {"k": 1}, {"k": 2}]), true);
+    check(&rest, &json!(["op", 1, {"k": 1}, {}]), false);
+    check(&rest, &json!(["op", 1, 2]), false);
+    check(&rest, &json!(["no", 1]), false);
+    check(&rest, &json!(["op"]), false);
+}

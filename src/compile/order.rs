@@ -460,15 +460,33 @@ fn settle_shapes(c: &mut Compiled, live: &[u32]) {
         ] = c.keywords[n.body()]
         {
             c.nodes[i].shape = Shape::Union;
-        } else if let [ref bounds @ .., Keyword::PrefixItems(_)] = c.keywords[n.body()]
-            && bounds
-                .iter()
-                .all(|k| matches!(k, Keyword::MinItems(_) | Keyword::MaxItems(_)))
-        {
-            // A tuple with bounds (`{"minItems": 2, "maxItems": 3, "prefixItems": [..]}`).
+        } else if is_tuple(&c.keywords[n.body()]) {
+            // A tuple with bounds and the items after it (`{"minItems": 2, "prefixItems":
+            // [..], "items": false}`, draft 7's `items` array and `additionalItems`).
             c.nodes[i].shape = Shape::Union;
         }
     }
+}
+
+/// Whether a body is a tuple the union shape checks (see `validate::tuple`): one
+/// `prefixItems`, at most one `items` after it, bounds on the length, nothing else; the
+/// last keyword one of the first two (the shape's dispatch matches on it).
+fn is_tuple(body: &[Keyword]) -> bool {
+    let count = |f: fn(&Keyword) -> bool| body.iter().filter(|k| f(k)).count();
+    matches!(
+        body.last(),
+        Some(Keyword::PrefixItems(_) | Keyword::Items { .. })
+    ) && count(|k| matches!(k, Keyword::PrefixItems(_))) == 1
+        && count(|k| matches!(k, Keyword::Items { .. })) <= 1
+        && body.iter().all(|k| {
+            matches!(
+                k,
+                Keyword::PrefixItems(_)
+                    | Keyword::Items { .. }
+                    | Keyword::MinItems(_)
+                    | Keyword::MaxItems(_)
+            )
+        })
 }
 
 /// The nodes whose `allOf` (or `$ref` beside other keywords) was fused, see `fuse`,

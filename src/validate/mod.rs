@@ -734,8 +734,46 @@ fn union<C: Collector>(
             }
             _ => true,
         },
+        // (With `items` after the tuple: apart, so that the commoner tuple above keeps its
+        // straight-line check.)
+        ref body @ [.., Keyword::Items { .. }] => tuple(c, node, body, instance, ctx, col),
         _ => eval_node(c, node, instance, ctx, col),
     }
+}
+
+/// A tuple of the union shape with `items` after it (see `order::is_tuple`), fail-fast:
+/// its bounds, `prefixItems` and the `items` (or `additionalItems`), in the body's order.
+#[inline(never)]
+fn tuple<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    body: &[Keyword],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let len = items.len() as u64;
+    for kw in body {
+        let ok = match *kw {
+            Keyword::MinItems(min) => len >= min,
+            Keyword::MaxItems(max) => len <= max,
+            Keyword::PrefixItems(span) => c
+                .branches(span)
+                .iter()
+                .zip(items)
+                .all(|(child, item)| eval(c, *child, item, ctx, col)),
+            Keyword::Items { node: child, skip } => items_from(c, child, skip, items, ctx, col),
+            // (Not of the shape: the general loop decides.)
+            _ => return eval_node(c, node, instance, ctx, col),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
 }
 
 /// `contains` (number `i` of the schema's) on the fail-fast path: items are counted until
