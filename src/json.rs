@@ -666,6 +666,18 @@ pub(crate) fn has_key(o: &serde_json::Map<String, Value>, name: &str) -> bool {
     }
 }
 
+/// The value of `o`'s key `name`, found as `has_key` finds it.
+#[inline]
+pub(crate) fn get<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if o.len() <= SCAN_KEYS {
+        o.iter()
+            .find(|(k, _)| crate::names::same(k, name))
+            .map(|(_, v)| v)
+    } else {
+        o.get(name)
+    }
+}
+
 /// How many values `root` holds, itself included. Iterative (instances may be deep), and
 /// holding one iterator per level, not one entry per value.
 pub(crate) fn count_values(root: &Value) -> usize {

@@ -241,6 +241,10 @@ pub(crate) enum Shape {
     /// `then`/`else`), a `not` or a `contains`, and nothing else: evaluated directly,
     /// with no keyword loop.
     Union,
+    /// A test of one property's value against a few literals, and nothing else
+    /// (`{"properties": {"kind": {"const": "file"}}}`, maybe with `"required": ["kind"]`),
+    /// the usual `if` condition: the property is looked up, not the object walked.
+    PropertyTest,
 }
 
 impl Shape {
@@ -474,6 +478,16 @@ pub(crate) struct IfChain {
     pub(crate) arms: Box<[IfArm]>,
 }
 
+/// What a node of the property-test shape checks (see `Shape::PropertyTest`): an object
+/// passes when its property `name` is one of `values` (a span of `values`), or is absent
+/// and not `required`.
+#[derive(Debug, Clone)]
+pub(crate) struct PropertyTest {
+    pub(crate) name: Arc<str>,
+    pub(crate) values: Span,
+    pub(crate) required: bool,
+}
+
 /// A schema's [`IfChain`]s.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IfChains {
@@ -625,6 +639,8 @@ pub(crate) struct Compiled {
     pub(crate) spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
     pub(crate) object_specs: Vec<ObjectSpec>,
+    /// Per node of the property-test shape (through `spec_of`): what it tests.
+    pub(crate) property_tests: Vec<PropertyTest>,
     /// Per node of the type-switch shape (through `spec_of`): the branch for each kind of
     /// instance (null, boolean, number, string, array, object), `NodeId::NONE` for none.
     pub(crate) type_switches: Vec<[NodeId; 6]>,

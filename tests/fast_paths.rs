@@ -2879,3 +2879,66 @@ fn tuples_with_items_after_them() {
     check(&rest, &json!(["no", 1]), false);
     check(&rest, &json!(["op"]), false);
 }
+
+#[test]
+fn conditions_on_one_property_are_looked_up() {
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "if": {"properties": {"kind": {"const": "file"}}},
+        "then": {"required": ["path"]},
+        "else": {"required": ["url"]}
+    }))
+    .unwrap();
+    check(&schema, &json!({"kind": "file", "path": "/a"}), true);
+    check(&schema, &json!({"kind": "file", "url": "u"}), false);
+    check(&schema, &json!({"kind": "link", "url": "u"}), true);
+    check(&schema, &json!({"kind": "link", "path": "/a"}), false);
+    check(&schema, &json!({"kind": 1, "url": "u"}), true);
+    // (Absent: `properties` holds, so `then` applies.)
+    check(&schema, &json!({"path": "/a"}), true);
+    check(&schema, &json!({"url": "u"}), false);
+    // With `required`, an enum whose `type` rules some literals out, numbers by value, and
+    // objects of many keys (looked up by the map's own search).
+    let schema = Schema::compile(&json!({
+        "if": {
+            "properties": {"v": {"type": "number", "enum": [1, "1", 2.5]}},
+            "required": ["v"]
+        },
+        "then": {"maxProperties": 1},
+        "else": {"minProperties": 2}
+    }))
+    .unwrap();
+    check(&schema, &json!({"v": 1}), true);
+    check(&schema, &json!({"v": 1.0}), true);
+    check(&schema, &json!({"v": 2.5}), true);
+    check(&schema, &json!({"v": 1, "w": 0}), false);
+    check(&schema, &json!({"v": "1"}), false);
+    check(&schema, &json!({"v": "1", "w": 0}), true);
+    check(&schema, &json!({"w": 0}), false);
+    check(&schema, &json!({"w": 0, "x": 0}), true);
+    check(&schema, &json!("v"), true);
+    let mut many = serde_json::Map::new();
+    for i in 0..40 {
+        many.insert(format!("k{i:02}"), json!(i));
+    }
+    check(&schema, &Value::Object(many.clone()), true);
+    many.insert("v".into(), json!(2.5));
+    check(&schema, &Value::Object(many.clone()), false);
+    many.insert("v".into(), json!(3));
+    check(&schema, &Value::Object(many), true);
+    // The same test as a `not` and as an `anyOf` branch.
+    let schema = Schema::compile(&json!({
+        "anyOf": [
+            {"not": {"properties": {"t": {"enum": ["a", null, {"x": [1]}]}}}},
+            {"properties": {"t": {"const": "a"}}, "required": ["t"], "minProperties": 2}
+        ]
+    }))
+    .unwrap();
+    check(&schema, &json!({"t": "b"}), true);
+    check(&schema, &json!({"t": null}), false);
+    check(&schema, &json!({"t": {"x": [1.0]}}), false);
+    check(&schema, &json!({"t": {"x": [2]}}), true);
+    check(&schema, &json!({"t": "a"}), false);
+    check(&schema, &json!({"t": "a", "u": 1}), true);
+    check(&schema, &json!({}), false);
+}

@@ -249,6 +249,7 @@ impl<'a> Compiler<'a> {
                 array_specs: Vec::new(),
                 type_switches: Vec::new(),
                 object_specs: Vec::new(),
+                property_tests: Vec::new(),
                 property_hash: Vec::new(),
                 enum_tables: Vec::new(),
                 enum_hash: Vec::new(),

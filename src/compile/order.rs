@@ -264,6 +264,7 @@ pub(crate) fn optimize(
     property_tables(c, live);
     fuse_required(c, live);
     object_specs(c, live);
+    property_tests(c, live);
     settle_shapes(c, live);
     fused_forwards(c, fused);
     branch_targets(c);
@@ -487,6 +488,60 @@ fn is_tuple(body: &[Keyword]) -> bool {
                     | Keyword::MaxItems(_)
             )
         })
+}
+
+/// Nodes that test one property against a few literals (see `Shape::PropertyTest`): the
+/// body `properties` of one name whose schema is an `enum` or a `const` (the literals that
+/// its types admit are kept), maybe with `required` of that name alone.
+#[inline(never)]
+fn property_tests(c: &mut Compiled, live: &[u32]) {
+    for i in live.iter().map(|&i| i as usize) {
+        let n = c.nodes[i];
+        if !matches!(n.shape, Shape::PlainObject | Shape::General) {
+            continue;
+        }
+        let (properties, required) = match c.keywords[n.body()] {
+            [Keyword::Properties(p)] => (p, None),
+            [Keyword::Properties(p), Keyword::Required(r)]
+            | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
+            _ => continue,
+        };
+        let [(ref name, child)] = c.properties[properties.range()] else {
+            continue;
+        };
+        if let Some(r) = required
+            && !matches!(&c.strings[r.range()], [only] if only.as_ref() == name.as_ref())
+        {
+            continue;
+        }
+        let Some((span, types)) = literals(c, child) else {
+            continue;
+        };
+        let name = name.clone();
+        let values = if types == TypeSet::all() {
+            span
+        } else {
+            // (The literals the child's `type` rejects can never match.)
+            let kept: Vec<serde_json::Value> = c.values[span.range()]
+                .iter()
+                .filter(|v| crate::validate::admits(types, v))
+                .cloned()
+                .collect();
+            let start = c.values.len() as u32;
+            c.values.extend(kept);
+            Span {
+                start,
+                end: c.values.len() as u32,
+            }
+        };
+        c.spec_of[i] = c.property_tests.len() as u32;
+        c.property_tests.push(crate::schema::PropertyTest {
+            name,
+            values,
+            required: required.is_some(),
+        });
+        c.nodes[i].shape = Shape::PropertyTest;
+    }
 }
 
 /// The nodes whose `allOf` (or `$ref` beside other keywords) was fused, see `fuse`,

@@ -659,6 +659,7 @@ fn shaped<C: Collector>(
     match shape {
         Shape::PlainObject => plain_object(c, node, instance, ctx, col),
         Shape::ItemsArray => items_array(c, node, instance, ctx, col),
+        Shape::PropertyTest => property_test(c, node, instance, ctx, col),
         _ => union(c, node, instance, ctx, col),
     }
 }
@@ -1800,6 +1801,38 @@ fn plain_object<C: Collector>(
         }
     }
     met == spec.met
+}
+
+/// A node of the property-test shape (see `Shape::PropertyTest`), fail-fast: the one
+/// property looked up and compared with the literals, its kind of value decided once.
+#[inline(never)]
+fn property_test<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Object(o) = instance else {
+        return true;
+    };
+    let Some(test) = c
+        .spec_of
+        .get(node.index())
+        .and_then(|&i| c.property_tests.get(i as usize))
+    else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let Some(value) = json::get(o, &test.name) else {
+        return !test.required;
+    };
+    let literals = c.values.get(test.values.range()).unwrap_or_default();
+    match value {
+        Value::String(s) => literals
+            .iter()
+            .any(|v| matches!(v, Value::String(t) if crate::names::same(t, s))),
+        _ => literals.iter().any(|v| json::equal(v, value)),
+    }
 }
 
 /// The values of an object with no declared name, each against `others` (see
