@@ -307,6 +307,9 @@ pub(crate) struct ObjectSpec {
     pub(crate) table: (Span, bool),
     /// How many required names the walk must meet (`Compiled::walk_required`).
     pub(crate) met: u32,
+    /// The `propertyNames` schema every key must meet (`NONE`: none), see
+    /// `ObjectWalk::Named`.
+    pub(crate) key_names: NodeId,
 }
 
 impl ObjectSpec {
@@ -327,6 +330,11 @@ pub(crate) enum ObjectWalk {
     /// No name declared, every value against `others` (a dictionary: `{"type": "object",
     /// "additionalProperties": {"type": "string"}}`): no key is looked at.
     Values,
+    /// With `propertyNames` (`key_names`, beside no `patternProperties`): each key
+    /// checked against it, then the walk `Keys` (or `Values` when no name is declared)
+    /// would make (`{"additionalProperties": {"type": "string"}, "propertyNames":
+    /// {"pattern": "^[A-Z_]+$"}}`, an environment).
+    Named,
     /// `additionalProperties` with `patternProperties`: the fused walk of the three.
     Patterned {
         /// The `additionalProperties` keyword's index in `additional`.

@@ -2942,3 +2942,48 @@ fn conditions_on_one_property_are_looked_up() {
     check(&schema, &json!({"t": "a", "u": 1}), true);
     check(&schema, &json!({}), false);
 }
+
+#[test]
+fn property_names_checked_in_the_object_walk() {
+    // A dictionary (an environment): each key's name and value.
+    let env = Schema::compile(&json!({
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+        "propertyNames": {"pattern": "^[A-Z_]+$", "maxLength": 8}
+    }))
+    .unwrap();
+    check(&env, &json!({}), true);
+    check(&env, &json!({"PATH": "/bin", "HOME": "/root"}), true);
+    check(&env, &json!({"PATH": "/bin", "home": "/root"}), false);
+    check(&env, &json!({"PATH": 1}), false);
+    check(&env, &json!({"VERY_LONG_NAME": "x"}), false);
+    // Declared names, required ones, and names only (`{}` for the others' schema).
+    let declared = Schema::compile(&json!({
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+        "required": ["id"],
+        "additionalProperties": true,
+        "propertyNames": {"enum": ["id", "tag", "note"]}
+    }))
+    .unwrap();
+    check(&declared, &json!({"id": 1}), true);
+    check(&declared, &json!({"id": 1, "note": [1]}), true);
+    check(&declared, &json!({"id": 1, "other": 0}), false);
+    check(&declared, &json!({"id": "1", "tag": "t"}), false);
+    check(&declared, &json!({"tag": "t"}), false);
+    let names_only = Schema::compile(&json!({"propertyNames": {"minLength": 2}})).unwrap();
+    check(&names_only, &json!({"ab": 1}), true);
+    check(&names_only, &json!({"ab": 1, "c": 2}), false);
+    check(&names_only, &json!("c"), true);
+    // Beside `patternProperties` (a walk of its own): still applied.
+    let patterned = Schema::compile(&json!({
+        "type": "object",
+        "patternProperties": {"^x-": {"type": "string"}},
+        "additionalProperties": false,
+        "propertyNames": {"maxLength": 4}
+    }))
+    .unwrap();
+    check(&patterned, &json!({"x-a": "s"}), true);
+    check(&patterned, &json!({"x-abc": "s"}), false);
+    check(&patterned, &json!({"x-a": 1}), false);
+}

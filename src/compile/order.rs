@@ -845,6 +845,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             walk: ObjectWalk::Keys,
             table: (Span { start: 0, end: 0 }, false),
             met: 0,
+            key_names: NodeId::NONE,
         };
         for kw in &c.keywords[body] {
             match *kw {
@@ -868,6 +869,7 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
                 }
                 Keyword::MinProperties(m) => spec.min = spec.min.max(m),
                 Keyword::MaxProperties(m) => spec.max = spec.max.min(m),
+                Keyword::PropertyNames(child) => spec.key_names = child,
                 _ => {}
             }
         }
@@ -877,6 +879,10 @@ fn object_specs(c: &mut Compiled, live: &[u32]) {
             } else {
                 ObjectWalk::Values
             };
+        }
+        if !spec.key_names.is_none() {
+            // (`plain_objects` keeps `propertyNames` away from the patterned walk.)
+            spec.walk = ObjectWalk::Named;
         }
         spec.met = c.walk_required(spec.names);
         // An object with fewer keys than the names the walk must meet fails before the
@@ -1303,6 +1309,11 @@ fn plain_objects(c: &mut Compiled, live: &[u32]) {
                 true
             }
             Keyword::Required(_) | Keyword::MinProperties(_) | Keyword::MaxProperties(_) => true,
+            // (Not beside `patternProperties`: the patterned walk has no check of names.)
+            Keyword::PropertyNames(_) => !body.iter().any(|k| {
+                matches!(*k, Keyword::AdditionalProperties(a)
+                    if c.additional[a as usize].patterns.len() > 0)
+            }),
             _ => false,
         });
         if plain && walks == 1 {

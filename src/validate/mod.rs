@@ -1782,7 +1782,21 @@ fn plain_object<C: Collector>(
         ObjectWalk::Patterned { additional } => {
             return patterned_walk(c, additional, spec.names(c), o, ctx);
         }
+        ObjectWalk::Named => return named_walk(c, spec, o, ctx, col),
     }
+    keys_walk(c, spec, o, ctx, col)
+}
+
+/// The walk `ObjectWalk::Keys`: each key looked up in the spec's names, its value checked
+/// against the name's schema or the other keys'.
+#[inline(always)]
+fn keys_walk<C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ObjectSpec,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
     let others = spec.others;
     let table = spec.names(c);
     let mut met = 0;
@@ -1801,6 +1815,27 @@ fn plain_object<C: Collector>(
         }
     }
     met == spec.met
+}
+
+/// The walk `ObjectWalk::Named`: every key against `propertyNames`, then the keys walk;
+/// with no declared name (a dictionary), each key's name and value in one pass.
+#[inline(never)]
+fn named_walk<C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ObjectSpec,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let key_names = spec.key_names;
+    if spec.names.len() == 0 {
+        let others = spec.others;
+        return o.iter().all(|(key, value)| {
+            name_valid(c, key_names, key, ctx)
+                && (others.is_none() || eval(c, others, value, ctx, col))
+        });
+    }
+    o.keys().all(|key| name_valid(c, key_names, key, ctx)) && keys_walk(c, spec, o, ctx, col)
 }
 
 /// A node of the property-test shape (see `Shape::PropertyTest`), fail-fast: the one
