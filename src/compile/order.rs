@@ -490,55 +490,23 @@ fn is_tuple(body: &[Keyword]) -> bool {
         })
 }
 
-/// Nodes that test one property against a few literals (see `Shape::PropertyTest`): the
-/// body `properties` of one name whose schema is an `enum` or a `const` (the literals that
-/// its types admit are kept), maybe with `required` of that name alone.
+/// Nodes that test one property against a few literals (see `Shape::PropertyTest` and
+/// `literal_test`).
 #[inline(never)]
 fn property_tests(c: &mut Compiled, live: &[u32]) {
     for i in live.iter().map(|&i| i as usize) {
-        let n = c.nodes[i];
-        if !matches!(n.shape, Shape::PlainObject | Shape::General) {
+        if !matches!(c.nodes[i].shape, Shape::PlainObject | Shape::General) {
             continue;
         }
-        let (properties, required) = match c.keywords[n.body()] {
-            [Keyword::Properties(p)] => (p, None),
-            [Keyword::Properties(p), Keyword::Required(r)]
-            | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
-            _ => continue,
-        };
-        let [(ref name, child)] = c.properties[properties.range()] else {
+        let Some((name, values, required)) = literal_test(c, NodeId(i as u32)) else {
             continue;
         };
-        if let Some(r) = required
-            && !matches!(&c.strings[r.range()], [only] if only.as_ref() == name.as_ref())
-        {
-            continue;
-        }
-        let Some((span, types)) = literals(c, child) else {
-            continue;
-        };
-        let name = name.clone();
-        let values = if types == TypeSet::all() {
-            span
-        } else {
-            // (The literals the child's `type` rejects can never match.)
-            let kept: Vec<serde_json::Value> = c.values[span.range()]
-                .iter()
-                .filter(|v| crate::validate::admits(types, v))
-                .cloned()
-                .collect();
-            let start = c.values.len() as u32;
-            c.values.extend(kept);
-            Span {
-                start,
-                end: c.values.len() as u32,
-            }
-        };
+        let values = kept_values(c, values);
         c.spec_of[i] = c.property_tests.len() as u32;
         c.property_tests.push(crate::schema::PropertyTest {
             name,
             values,
-            required: required.is_some(),
+            required,
         });
         c.nodes[i].shape = Shape::PropertyTest;
     }
@@ -592,17 +560,7 @@ fn if_chains(c: &mut Compiled) {
             if key.get_or_insert_with(|| name.clone()).as_ref() != name.as_ref() {
                 continue;
             }
-            let values = match values {
-                Ok(span) => span,
-                Err(list) => {
-                    let start = c.values.len() as u32;
-                    c.values.extend(list);
-                    Span {
-                        start,
-                        end: c.values.len() as u32,
-                    }
-                }
-            };
+            let values = kept_values(c, values);
             arms.push(crate::schema::IfArm {
                 branch: j as u32,
                 values,
@@ -632,16 +590,7 @@ fn if_chains(c: &mut Compiled) {
 /// condition is `properties` of one name, maybe with `required` of it, the name's
 /// schema an `enum` or a `const`. Gives the name, the literals (a span of `values` as it
 /// is, or those the schema's types admit), `then` and `else`.
-#[allow(clippy::type_complexity)]
-fn if_arm(
-    c: &Compiled,
-    b: NodeId,
-) -> Option<(
-    std::sync::Arc<str>,
-    Result<Span, Vec<serde_json::Value>>,
-    NodeId,
-    NodeId,
-)> {
+fn if_arm(c: &Compiled, b: NodeId) -> Option<(std::sync::Arc<str>, Literals, NodeId, NodeId)> {
     let n = c.nodes[b.index()];
     let [Keyword::If { cond, then, els }] = c.keywords[n.body()] else {
         return None;
@@ -649,11 +598,38 @@ fn if_arm(
     if n.types != TypeSet::all() || cond.is_none() {
         return None;
     }
-    let cn = c.nodes[c.fail_fast_target(cond).index()];
-    if cn.types != TypeSet::all() {
+    let cond = c.fail_fast_target(cond);
+    if c.nodes[cond.index()].types != TypeSet::all() {
         return None;
     }
-    let (properties, required) = match c.keywords[cn.body()] {
+    let (name, values, _) = literal_test(c, cond)?;
+    Some((name, values, then, els))
+}
+
+/// Literals of a schema: a span of `values`, or the ones kept of such a span.
+type Literals = Result<Span, Vec<serde_json::Value>>;
+
+/// The span of `values` that `literal_test`'s literals are: the schema's own, or those
+/// kept of them, added.
+fn kept_values(c: &mut Compiled, values: Literals) -> Span {
+    match values {
+        Ok(span) => span,
+        Err(kept) => {
+            let start = c.values.len() as u32;
+            c.values.extend(kept);
+            Span {
+                start,
+                end: c.values.len() as u32,
+            }
+        }
+    }
+}
+
+/// What a node whose body is `properties` of one name, with an `enum` or `const` schema,
+/// maybe beside `required` of that name alone, tests: the name, the literals its schema's
+/// types admit (a span of `values`, or those kept of it), and whether it is required.
+fn literal_test(c: &Compiled, node: NodeId) -> Option<(std::sync::Arc<str>, Literals, bool)> {
+    let (properties, required) = match c.keywords[c.nodes[node.index()].body()] {
         [Keyword::Properties(p)] => (p, None),
         [Keyword::Properties(p), Keyword::Required(r)]
         | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
@@ -671,13 +647,14 @@ fn if_arm(
     let values = if types == TypeSet::all() {
         Ok(span)
     } else {
+        // (The literals the child's `type` rejects can never match.)
         Err(c.values[span.range()]
             .iter()
             .filter(|v| crate::validate::admits(types, v))
             .cloned()
             .collect())
     };
-    Some((name.clone(), values, then, els))
+    Some((name.clone(), values, required.is_some()))
 }
 
 /// For a node (past forwards) of one `enum` or `const` and nothing else but a `type`: its
