@@ -524,34 +524,14 @@ use std::hash::Hasher as _;
 /// Number of Unicode code points in `s` (what `minLength`/`maxLength` count).
 #[inline]
 pub(crate) fn char_count(s: &str) -> usize {
-    // Count bytes that do not continue a UTF-8 sequence (continuation bytes are
-    // 0b10xxxxxx), eight at a time: a byte's top bit set and the next bit clear.
-    // Per byte lane, a 1 for each continuation; the lanes are summed every 31 words,
-    // before one could pass 255 (`* ONES >> 56` adds the eight lanes).
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    #[inline(always)]
-    fn marks(w: u64) -> u64 {
-        (w & !(w << 1) & HIGH) >> 7
-    }
-    let bytes = s.as_bytes();
-    let (words, tail) = bytes.as_chunks::<8>();
-    let mut continuations = 0usize;
-    for block in words.chunks(31) {
-        let lanes: u64 = block.iter().map(|w| marks(u64::from_le_bytes(*w))).sum();
-        continuations += (lanes.wrapping_mul(ONES) >> 56) as usize;
-    }
-    if let Some(last) = bytes.last_chunk::<8>() {
-        // The tail: the last eight bytes, shifted so that only the tail's are left (the
-        // zero bytes shifted in are no continuations).
-        // (No tail: a shift by 64, which leaves nothing.)
-        let word = u64::from_le_bytes(*last).checked_shr(8 * (8 - tail.len()) as u32);
-        continuations += (marks(word.unwrap_or(0)).wrapping_mul(ONES) >> 56) as usize;
-    } else {
-        // (Shorter than a word: byte by byte.)
-        continuations += tail.iter().filter(|&&b| b & 0xC0 == 0x80).count();
-    }
-    bytes.len() - continuations
+    // Count the bytes that start a code point: every byte but the continuations
+    // (0b10xxxxxx), the bytes below -64 read as `i8`. A plain loop with an 8-bit count,
+    // which the compiler turns into sixteen-lane vector compares and adds; hence runs of
+    // 255 bytes, whose count cannot wrap.
+    s.as_bytes()
+        .chunks(255)
+        .map(|run| usize::from(run.iter().fold(0u8, |n, &b| n + u8::from(b as i8 >= -64))))
+        .sum()
 }
 
 /// A decimal `mantissa × 10^exponent` equal to the number: an integer as it is, a float
@@ -889,8 +869,9 @@ mod tests {
     fn code_points() {
         assert_eq!(char_count("💩a"), 2);
         assert_eq!(char_count(""), 0);
-        // Strings of 0 to 700 bytes (past several 31-word blocks) of one- to four-byte
-        // characters, against the standard library's count.
+        // Strings of 0 to 9,000 bytes (past many runs of 255 bytes) of one- to
+        // four-byte characters, against the standard library's count: every length up to
+        // 700, then every 37th character.
         let alphabet = [
             'a',
             'é',
@@ -904,17 +885,27 @@ mod tests {
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut text = String::new();
-        while text.len() < 700 {
-            assert_eq!(
-                char_count(&text),
-                text.chars().count(),
-                "{} bytes",
-                text.len()
-            );
+        for step in 0u32.. {
+            if text.len() >= 9000 {
+                break;
+            }
+            if text.len() <= 700 || step % 37 == 0 {
+                assert_eq!(
+                    char_count(&text),
+                    text.chars().count(),
+                    "{} bytes",
+                    text.len()
+                );
+            }
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        // Text of one-byte characters only, where every byte counts: the lengths around a
+        // run's end, where the counter is full.
+        for n in [254, 255, 256, 510, 511, 4096, 9000] {
+            assert_eq!(char_count(&"a".repeat(n)), n);
         }
     }
 
