@@ -359,6 +359,25 @@ pub(crate) fn number_signature(n: &Number) -> u64 {
     crate::names::mix(key)
 }
 
+/// A signature for enum tables of any value, equal for values `equal` calls equal: a
+/// string's and a number's as [`crate::names::signature`] and [`number_signature`] give
+/// them; an array's or an object's from its kind and length only. Nothing nested is read,
+/// so the work is a few instructions however large or deep the value is; the table's
+/// equality test tells apart what the signature does not (reading nested values or an
+/// object's names cost more than the probes it saved).
+pub(crate) fn value_signature(v: &Value) -> u64 {
+    use crate::names::mix;
+    // (Kinds apart by distinct seeds.)
+    match v {
+        Value::String(s) => crate::names::signature(s),
+        Value::Number(n) => number_signature(n),
+        Value::Null => mix(0x6e75_6c6c),
+        Value::Bool(b) => mix(0x626f_6f6c ^ u64::from(*b)),
+        Value::Array(items) => mix(0x6172_7261_7900_0000 ^ items.len() as u64),
+        Value::Object(map) => mix(0x6f62_6a65_6374_0000 ^ map.len() as u64),
+    }
+}
+
 /// `number_signature`'s key of a float: an integral one as the integer it equals.
 #[inline(never)]
 fn float_key(f: f64) -> u64 {

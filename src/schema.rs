@@ -656,11 +656,10 @@ pub(crate) struct Compiled {
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,
     /// Per `values` entry: at the first value of an `enum` of more than
-    /// [`ENUM_SCAN_LIMIT`] values, its hash table of string and number values in
-    /// `enum_hash` (start, size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
+    /// [`ENUM_SCAN_LIMIT`] values, its hash table of values in `enum_hash` (start, size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
     pub(crate) enum_tables: Vec<(u32, u32)>,
-    /// Open-addressing tables of (signature, index into `values`) of long enums' strings
-    /// and numbers; empty slots have index `u32::MAX`.
+    /// Open-addressing tables of (signature, index into `values`) of long enums' values
+    /// (`json::value_signature`); empty slots have index `u32::MAX`.
     pub(crate) enum_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
@@ -899,6 +898,23 @@ impl Compiled {
             _ => self.values[span.range()]
                 .iter()
                 .any(|v| matches!(v, Value::Number(m) if crate::json::num_eq(n, m))),
+        }
+    }
+
+    /// Whether the `enum` of the values `span`, longer than `ENUM_SCAN_LIMIT`, holds `v` (of
+    /// any kind; strings and numbers have their own lookups), looked up in its table: a
+    /// `null` or an object among many strings is one probe, not a walk of them all.
+    #[inline(never)]
+    pub(crate) fn long_enum_has_value(&self, span: Span, v: &Value) -> bool {
+        match self.enum_tables.get(span.start as usize) {
+            Some(&(start, mask)) if mask != 0 => {
+                self.enum_probe(start, mask, crate::json::value_signature(v), |u| {
+                    crate::json::equal(v, u)
+                })
+            }
+            _ => self.values[span.range()]
+                .iter()
+                .any(|u| crate::json::equal(v, u)),
         }
     }
 

@@ -792,6 +792,71 @@ fn long_enums_are_looked_up_by_hash() {
 }
 
 #[test]
+fn long_enums_of_any_kind_are_looked_up_by_hash() {
+    // Past sixteen values every kind is looked up in the enum's table: values equal by
+    // JSON equality (`1` is `1.0`, objects in any key order) must meet there, and values
+    // of one kind and length (one signature) must still be told apart.
+    let mut values: Vec<Value> = (0..20).map(|i| json!(i * 3)).collect();
+    values.extend((0..10).map(|i| json!({ format!("k{i}"): i })));
+    values.extend([
+        json!(null),
+        json!(false),
+        json!([1, 2]),
+        json!([1, [2.0]]),
+        json!([]),
+        json!({}),
+        json!({"a": 1, "b": [1]}),
+        json!({"a": {"x": null}}),
+        json!("s"),
+    ]);
+    let merged: Vec<Value> = values.chunks(7).map(|c| json!({ "enum": c })).collect();
+    let schemas = [
+        json!({"enum": values}),
+        json!({"type": "object", "properties": {"k": {"enum": values}}}),
+        // Branches of literals, merged into one enum for the fail-fast path.
+        json!({"anyOf": merged}),
+    ];
+    for schema in schemas {
+        let compiled = Schema::compile(&schema).unwrap();
+        let wrap = |v: Value| {
+            if schema.get("properties").is_some() {
+                json!({ "k": v })
+            } else {
+                v
+            }
+        };
+        for (instance, expected) in [
+            (json!(null), true),
+            (json!(false), true),
+            (json!(true), false),
+            (json!(57), true),
+            (json!(57.0), true),
+            (json!(58), false),
+            (json!([1, 2]), true),
+            (json!([1.0, 2]), true),
+            (json!([2, 1]), false),
+            (json!([1, [2]]), true),
+            (json!([1, [2, 3]]), false),
+            (json!([[]]), false),
+            (json!([]), true),
+            (json!({}), true),
+            (json!({"b": [1.0], "a": 1}), true),
+            (json!({"a": 1, "b": [2]}), false),
+            (json!({"k7": 7}), true),
+            (json!({"k7": 7.0}), true),
+            (json!({"k7": 8}), false),
+            (json!({"k10": 10}), false),
+            (json!({"a": {"x": null}}), true),
+            (json!({"a": {"x": false}}), false),
+            (json!("s"), true),
+            (json!("t"), false),
+        ] {
+            check(&compiled, &wrap(instance), expected);
+        }
+    }
+}
+
+#[test]
 fn unevaluated_properties_known_from_unconditional_subschemas() {
     let defs = json!({
         "base": {"properties": {"id": {"type": "integer"}}, "required": ["id"]},

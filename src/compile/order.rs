@@ -1347,7 +1347,7 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
     }
 }
 
-/// The hash table of the strings and numbers of `enum` values `span`, longer than
+/// The hash table of the `enum` values `span`, longer than
 /// `ENUM_SCAN_LIMIT` (see `Compiled::enum_has_string`), made as the keyword compiles.
 pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
     if c.enum_tables.len() < c.values.len() {
@@ -1359,11 +1359,7 @@ pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
     let start = c.enum_hash.len();
     c.enum_hash.resize(start + size, (0, u32::MAX));
     for j in span.range() {
-        let sig = match &c.values[j] {
-            serde_json::Value::String(s) => crate::names::signature(s),
-            serde_json::Value::Number(n) => crate::json::number_signature(n),
-            _ => continue,
-        };
+        let sig = crate::json::value_signature(&c.values[j]);
         let mut slot = sig as usize & mask;
         while c.enum_hash[start + slot].1 != u32::MAX {
             slot = (slot + 1) & mask;

@@ -2244,6 +2244,7 @@ fn assertion<C: Collector>(
                 Value::Number(x) => values
                     .iter()
                     .any(|v| matches!(v, Value::Number(y) if json::num_eq(x, y))),
+                _ if span.len() > ENUM_SCAN_LIMIT => c.long_enum_has_value(span, instance),
                 // Others against values of their kind only (no call per value of another).
                 _ => values.iter().any(|v| {
                     std::mem::discriminant(v) == std::mem::discriminant(instance)
