@@ -420,9 +420,12 @@ fn holds(values: &[Value], x: &Value) -> bool {
 pub(crate) struct Dispatch {
     pub(crate) property: Arc<str>,
     pub(crate) filters: Vec<Filter>,
-    /// For many branches, when the property holds a string: (signature of a string the
-    /// branch admits, branch, the string), by signature; empty when not built.
-    pub(crate) by_string: Vec<(u64, u32, Arc<str>)>,
+    /// When the property holds a string: (signature of a string a branch admits, the
+    /// branch, where the string's bytes are in `texts`), by signature; empty when not
+    /// built.
+    pub(crate) by_string: Vec<(u64, u32, (u32, u32))>,
+    /// The strings of `by_string`, one after another (one allocation for them all).
+    pub(crate) texts: Box<[u8]>,
     /// The branches that admit any value of the property (beside `by_string`).
     pub(crate) open: Vec<u32>,
 }
@@ -440,7 +443,12 @@ impl Dispatch {
         let named = self.by_string[from..]
             .iter()
             .take_while(move |e| e.0 == sig)
-            .filter(move |e| crate::names::same_found(&e.2, s))
+            // (A short string's signature is the string: nothing to read then.)
+            .filter(move |e| {
+                let (from, to) = e.2;
+                s.len() < crate::names::EXACT_BELOW
+                    || self.texts.get(from as usize..to as usize) == Some(s.as_bytes())
+            })
             .map(|e| e.1 as usize);
         let open = self.open.iter().map(|&j| j as usize);
         let open = open.filter(move |&j| self.filters[j].admits_listed_string(s));

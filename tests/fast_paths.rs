@@ -1080,6 +1080,51 @@ fn enum_of_numbers(values: &Value) {
 }
 
 #[test]
+fn few_tagged_branches_are_looked_up_by_tag() {
+    // Lists of two and more branches look the tag up too: tags of eight bytes and more
+    // are compared byte by byte (two here share their first and last eight bytes and
+    // their length, so their signatures), shorter ones by signature alone; an enum
+    // branch lists several long tags.
+    let long_a = "polygon-regular-aaaa-shape";
+    let long_b = "polygon-regular-bbbb-shape";
+    let branch = |tag: Value| {
+        json!({"type": "object", "required": ["shape", "size"], "additionalProperties": false,
+               "properties": {"shape": tag, "size": {"type": "number"}}})
+    };
+    let mut lists = vec![vec![branch(json!({"const": long_a})), branch(json!({"const": "dot"}))]];
+    let mut six = vec![
+        branch(json!({"const": long_b})),
+        branch(json!({"const": long_a})),
+        branch(json!({"enum": ["triangle-equilateral", "triangle-isosceles", "tri"]})),
+    ];
+    six.extend(["circle", "square", "hexagon"].map(|t| branch(json!({ "const": t }))));
+    lists.push(six);
+    for branches in lists {
+        let six = branches.len() == 6;
+        for keyword in ["oneOf", "anyOf"] {
+            let schema = Schema::compile(&json!({ keyword: branches })).unwrap();
+            for (tag, expected) in [
+                (json!(long_a), true),
+                (json!(long_b), six),
+                (json!("polygon-regular-cccc-shape"), false),
+                (json!("dot"), !six),
+                (json!("triangle-isosceles"), six),
+                (json!("triangle-equilateral"), six),
+                (json!("triangle-scalene"), false),
+                (json!("tri"), six),
+                (json!("hexagon"), six),
+                (json!("hexagons"), false),
+                (json!(1), false),
+            ] {
+                check(&schema, &json!({"shape": tag, "size": 1}), expected);
+                check(&schema, &json!({"shape": tag, "size": "1"}), false);
+            }
+            check(&schema, &json!({"size": 1}), false);
+        }
+    }
+}
+
+#[test]
 fn many_tagged_branches_are_looked_up_by_tag() {
     // Nine tagged branches (indexed), one branch with a repeated tag in its enum, one
     // branch that does not pin the tag, one tagged by a number.

@@ -351,9 +351,10 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
     if !useful {
         return None;
     }
-    // Many branches: index the strings each admits, so that a lookup replaces a pass
-    // over every filter.
-    let mut by_string: Vec<(u64, u32, Arc<str>)> = Vec::new();
+    // Two branches or more: index the strings each admits, so that a lookup replaces a
+    // pass over every filter.
+    let mut by_string: Vec<(u64, u32, (u32, u32))> = Vec::new();
+    let mut texts: Vec<u8> = Vec::new();
     let mut open = Vec::new();
     if filters.len() >= INDEX_FROM {
         for (j, f) in filters.iter().enumerate() {
@@ -364,15 +365,18 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
                     values: Some(values),
                     ..
                 } => {
-                    for v in values {
+                    for (k, v) in values.iter().enumerate() {
+                        // (Each string of a branch once.)
                         if let Value::String(text) = v
-                            && !by_string.iter().any(|e| e.1 == j as u32 && *e.2 == **text)
+                            && !values[..k].contains(v)
                         {
-                            by_string.push((
-                                crate::names::signature(text),
-                                j as u32,
-                                Arc::from(text.as_str()),
-                            ));
+                            // (A short string is never read: its signature is it.)
+                            let from = texts.len() as u32;
+                            if text.len() >= crate::names::EXACT_BELOW {
+                                texts.extend_from_slice(text.as_bytes());
+                            }
+                            let at = (from, texts.len() as u32);
+                            by_string.push((crate::names::signature(text), j as u32, at));
                         }
                     }
                 }
@@ -384,6 +388,7 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         property: prop,
         filters,
         by_string,
+        texts: texts.into_boxed_slice(),
         open,
     })
 }
@@ -430,8 +435,10 @@ fn spread(filters: &[Filter], budget: &mut usize) -> Option<Spread> {
     Some((sum, seen.len()))
 }
 
-/// From this many branches, a dispatch indexes the strings its branches admit.
-const INDEX_FROM: usize = 8;
+/// From this many branches, a dispatch indexes the strings its branches admit (with two,
+/// the lookup already costs less than the filters' comparisons: discriminated unions of
+/// six branches -10.6% instructions).
+const INDEX_FROM: usize = 2;
 
 /// Most value comparisons spent proving one `oneOf` exclusive (enough for hundreds of
 /// tagged branches; a larger list is evaluated in full).
