@@ -1091,7 +1091,10 @@ fn few_tagged_branches_are_looked_up_by_tag() {
         json!({"type": "object", "required": ["shape", "size"], "additionalProperties": false,
                "properties": {"shape": tag, "size": {"type": "number"}}})
     };
-    let mut lists = vec![vec![branch(json!({"const": long_a})), branch(json!({"const": "dot"}))]];
+    let mut lists = vec![vec![
+        branch(json!({"const": long_a})),
+        branch(json!({"const": "dot"})),
+    ]];
     let mut six = vec![
         branch(json!({"const": long_b})),
         branch(json!({"const": long_a})),

@@ -110,6 +110,17 @@ fn json_equality_for_enum_const_unique() {
     let mut dup = big;
     dup.push(json!(5000.0));
     assert!(!u.is_valid(&Value::Array(dup)));
+    // Equal across number forms, key orders and zero's signs there too, nested.
+    let objects: Vec<Value> = (0..20).map(|i| json!({"k": i, "v": [i, -i]})).collect();
+    assert!(u.is_valid(&Value::Array(objects.clone())));
+    for twin in [r#"{"v": [7.0, -7], "k": 7}"#, r#"{"k": 0, "v": [-0.0, 0.0]}"#] {
+        let mut dup = objects.clone();
+        dup.push(serde_json::from_str(twin).unwrap());
+        assert!(!u.is_valid(&Value::Array(dup)), "{twin}");
+    }
+    let mut near = objects;
+    near.push(json!({"k": 7, "v": [-7, 7]}));
+    assert!(u.is_valid(&Value::Array(near)));
 }
 
 #[test]
