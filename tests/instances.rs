@@ -113,10 +113,33 @@ fn json_equality_for_enum_const_unique() {
     // Equal across number forms, key orders and zero's signs there too, nested.
     let objects: Vec<Value> = (0..20).map(|i| json!({"k": i, "v": [i, -i]})).collect();
     assert!(u.is_valid(&Value::Array(objects.clone())));
-    for twin in [r#"{"v": [7.0, -7], "k": 7}"#, r#"{"k": 0, "v": [-0.0, 0.0]}"#] {
+    for twin in [
+        r#"{"v": [7.0, -7], "k": 7}"#,
+        r#"{"k": 0, "v": [-0.0, 0.0]}"#,
+    ] {
         let mut dup = objects.clone();
         dup.push(serde_json::from_str(twin).unwrap());
         assert!(!u.is_valid(&Value::Array(dup)), "{twin}");
+    }
+    // Arrays of a few scalars compare signatures first: equal across forms there too.
+    for (text, unique) in [
+        ("[1, 2, 3, 4, 5, 6, 7, 8, 9, 2.0]", false),
+        ("[0, 1, 2, 3, 4, 5, -0.0]", false),
+        (
+            "[\"a\", 1, null, true, false, \"b\", 1.5, [1], {}, 1.50]",
+            false,
+        ),
+        (
+            "[\"a\", 1, null, true, false, \"b\", 1.5, [1], {}, \"1\"]",
+            true,
+        ),
+        (
+            "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]",
+            true,
+        ),
+    ] {
+        let array: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(u.is_valid(&array), unique, "{text}");
     }
     let mut near = objects;
     near.push(json!({"k": 7, "v": [-7, 7]}));

@@ -2887,21 +2887,36 @@ pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId 
     found
 }
 
+/// Strings or numbers up to which `duplicate` compares pairs (by signature).
+const PAIRWISE: usize = 16;
+
 /// The first pair of equal items, if any.
 fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    // Pairs compared directly up to a size where hashing costs less. Two objects or
-    // arrays compared usually differ early, where hashing walks every item whole
-    // (lazygit's arrays of five commands: +0.6% hashed); strings and numbers hash past
-    // five (callgrind, arrays of 3 to 24 distinct items).
-    let pairwise = match items.first() {
-        Some(Value::Object(_) | Value::Array(_)) => 8,
-        _ => 5,
-    };
-    if items.len() <= pairwise {
+    // Pairs compared directly up to a size where hashing costs less: a few items by
+    // equality alone, which ends at their first difference (so do objects and arrays, up
+    // to eight: their signatures are their lengths, alike in most arrays); more strings
+    // or numbers by their signatures first (`json::value_signature`: a few instructions,
+    // equal for equal items), the items only where those meet.
+    let scalars = !matches!(items.first(), Some(Value::Object(_) | Value::Array(_)));
+    if items.len() <= if scalars { 4 } else { 8 } {
         // (The pair whose second item comes first, as the hashed search reports it.)
         for j in 1..items.len() {
             for i in 0..j {
                 if json::equal(&items[i], &items[j]) {
+                    return Some((i, j));
+                }
+            }
+        }
+        return None;
+    }
+    if scalars && items.len() <= PAIRWISE {
+        let mut signatures = [0u64; PAIRWISE];
+        for (s, item) in signatures.iter_mut().zip(items) {
+            *s = json::value_signature(item);
+        }
+        for j in 1..items.len() {
+            for i in 0..j {
+                if signatures[i] == signatures[j] && json::equal(&items[i], &items[j]) {
                     return Some((i, j));
                 }
             }
