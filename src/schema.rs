@@ -480,6 +480,41 @@ pub(crate) struct Limit {
     pub(crate) num: Num,
     /// For `multipleOf`: the number as a decimal (`json::decimal`), found once.
     pub(crate) decimal: Option<(u128, i32)>,
+    /// The greatest integer at most the number and the least at least it (saturated far
+    /// past the `i64` range): an integer instance meets a bound by one comparison with
+    /// one of them (`minimum: 0.5` is `>= 1`, `exclusiveMaximum: 10` is `< 10`).
+    pub(crate) floor: i128,
+    pub(crate) ceil: i128,
+    /// The number as an `f64` when that is exact (every float; integers up to 2^53): a
+    /// float instance meets a bound by one float comparison then.
+    pub(crate) float: Option<f64>,
+}
+
+impl Limit {
+    /// Whether the number `x` meets `kw`, one of the four bounds, of this limit, when one
+    /// comparison tells (`None`: an integer past `i64`, or a float against a limit no
+    /// `f64` holds exactly).
+    #[inline(always)]
+    pub(crate) fn admits(&self, kw: Keyword, x: &Number) -> Option<bool> {
+        if let Some(v) = x.as_i64() {
+            let v = i128::from(v);
+            return Some(match kw {
+                Keyword::Minimum(_) => v >= self.ceil,
+                Keyword::ExclusiveMinimum(_) => v > self.floor,
+                Keyword::Maximum(_) => v <= self.floor,
+                _ => v < self.ceil,
+            });
+        }
+        let (Some(f), Some(limit)) = (x.as_f64().filter(|_| x.is_f64()), self.float) else {
+            return None;
+        };
+        Some(match kw {
+            Keyword::Minimum(_) => f >= limit,
+            Keyword::ExclusiveMinimum(_) => f > limit,
+            Keyword::Maximum(_) => f <= limit,
+            _ => f < limit,
+        })
+    }
 }
 
 /// An `allOf` of `if`/`then`/`else` branches whose conditions each hold when one

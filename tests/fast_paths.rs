@@ -2215,6 +2215,40 @@ fn numeric_bounds_on_leaves() {
             json!([-9223372036854775807i64, 0]),
             json!([-9223372036854775808i64, 1]),
         ),
+        // Two bounds (the leaf loop's inline comparisons): fractional limits against
+        // integers, and both sides of each.
+        (
+            json!({"minimum": 0.5, "maximum": 2.5}),
+            json!([1, 2, 0.5, 2.5]),
+            json!([0, 3, 0.49, 2.51, -1]),
+        ),
+        (
+            json!({"exclusiveMinimum": 0.5, "exclusiveMaximum": 2.5}),
+            json!([1, 2, 0.51, 2.49]),
+            json!([0, 3, 0.5, 2.5]),
+        ),
+        (
+            json!({"exclusiveMinimum": -2.5, "exclusiveMaximum": -0.5}),
+            json!([-2, -1, -0.51]),
+            json!([-3, 0, -0.5, -2.5, 0.0]),
+        ),
+        // Limits no f64 holds (2^53 + 1) against floats: compared exactly, not rounded.
+        (
+            json!({"minimum": 9007199254740993u64, "maximum": 9007199254740995u64}),
+            json!([9007199254740993u64, 9007199254740995u64]),
+            json!([9007199254740992.0, 9007199254740992u64, 9007199254740996.0]),
+        ),
+        // Limits past every i64, against integers.
+        (
+            json!({"minimum": -1e300, "maximum": 1e300}),
+            json!([-9223372036854775808i64, 9223372036854775807i64, 0, 1e299]),
+            json!([-1e301, 1e301]),
+        ),
+        (
+            json!({"minimum": 1e300, "maximum": 1e301}),
+            json!([1e300]),
+            json!([9223372036854775807i64, 18446744073709551615u64, 0]),
+        ),
     ];
     for (bounds, inside, outside) in cases {
         let schema = Schema::compile(&bounds).unwrap();

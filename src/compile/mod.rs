@@ -787,10 +787,19 @@ impl<'a> Compiler<'a> {
     }
 
     fn limit(&mut self, n: &Number) -> u32 {
+        let num = Num::of(n);
+        // (Float to integer casts saturate: far limits stay past every `i64`.)
+        let (floor, ceil, float) = match num {
+            Num::Int(i) => (i, i, Some(i as f64).filter(|_| i.unsigned_abs() <= 1 << 53)),
+            Num::Float(f) => (f.floor() as i128, f.ceil() as i128, Some(f)),
+        };
         self.out.limits.push(Limit {
             number: n.clone(),
-            num: Num::of(n),
+            num,
             decimal: None,
+            floor,
+            ceil,
+            float,
         });
         (self.out.limits.len() - 1) as u32
     }

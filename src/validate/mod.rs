@@ -2144,6 +2144,17 @@ fn eval_leaf<C: Collector>(
             (Keyword::MaxItems(max), Value::Array(a)) => a.len() as u64 <= max,
             (Keyword::MinProperties(min), Value::Object(o)) => o.len() as u64 >= min,
             (Keyword::MaxProperties(max), Value::Object(o)) => o.len() as u64 <= max,
+            // A number against a bound: one comparison, mostly (see `Limit::admits`).
+            (
+                Keyword::Minimum(i)
+                | Keyword::Maximum(i)
+                | Keyword::ExclusiveMinimum(i)
+                | Keyword::ExclusiveMaximum(i),
+                Value::Number(x),
+            ) => match c.limits.get(i as usize).and_then(|l| l.admits(*kw, x)) {
+                Some(ok) => ok,
+                None => assertion(c, node, start + offset, *kw, instance, ctx, col),
+            },
             _ => assertion(c, node, start + offset, *kw, instance, ctx, col),
         };
         if !ok {
