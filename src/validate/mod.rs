@@ -2288,7 +2288,8 @@ fn assertion<C: Collector>(
             let Value::Number(x) = instance else {
                 return true;
             };
-            within_bound(c, kw, i, x)
+            let decided = c.limits.get(i as usize).and_then(|l| l.admits(kw, x));
+            decided.unwrap_or_else(|| within_bound(c, kw, i, x))
                 || fail!(col, c, ctx, node, k, {
                     // (Built only when an error is collected.)
                     let limit = c.limits[i as usize].number.clone();
