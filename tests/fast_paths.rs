@@ -1710,6 +1710,64 @@ fn lone_tuples_check_each_position() {
     }
 }
 
+/// A `oneOf` of a branch of literals and a branch of assertions stops at its first match
+/// only when no literal meets the assertions (found by evaluating them at compile time);
+/// otherwise an instance that is such a literal matches both, and fails.
+#[test]
+fn one_of_literals_beside_assertions() {
+    let hex = json!({"pattern": "^#[0-9a-fA-F]{6}$"});
+    let cases = [
+        // No literal meets the pattern: exclusive.
+        (
+            json!({"type": "string", "oneOf": [{"enum": ["red", "blue", "#12345"]}, hex]}),
+            vec![
+                ("red", true),
+                ("#12345", true),
+                ("#a1b2c3", true),
+                ("green", false),
+                ("#a1b2cz", false),
+            ],
+        ),
+        // One literal does: it matches both branches.
+        (
+            json!({"type": "string", "oneOf": [hex, {"enum": ["red", "#a1b2c3"]}]}),
+            vec![("red", true), ("#a1b2c3", false), ("#000000", true)],
+        ),
+        // Through a `$ref`, and a const with a length bound.
+        (
+            json!({"oneOf": [{"$ref": "#/$defs/short"}, {"const": "toolong"}],
+                   "$defs": {"short": {"type": "string", "maxLength": 3}}}),
+            vec![("toolong", true), ("abc", true), ("abcd", false)],
+        ),
+        (
+            json!({"oneOf": [{"$ref": "#/$defs/short"}, {"const": "abc"}],
+                   "$defs": {"short": {"type": "string", "maxLength": 3}}}),
+            vec![("abc", false), ("ab", true), ("abcd", false)],
+        ),
+    ];
+    for (schema, instances) in cases {
+        let compiled = Schema::compile(&schema).unwrap();
+        for (instance, expected) in instances {
+            check(&compiled, &json!(instance), expected);
+        }
+    }
+    // Numbers: a const below a minimum, then one above it.
+    let apart = Schema::compile(&json!({"oneOf": [{"const": 5}, {"minimum": 10}]})).unwrap();
+    for (instance, expected) in [(json!(5), true), (json!(12), true), (json!(7), false)] {
+        check(&apart, &instance, expected);
+    }
+    // A pattern passes what is not a string: a number literal meets it.
+    let untyped =
+        Schema::compile(&json!({"oneOf": [{"pattern": "^a"}, {"enum": [1, "b"]}]})).unwrap();
+    for (instance, expected) in [(json!(1), false), (json!("b"), true), (json!("a"), true)] {
+        check(&untyped, &instance, expected);
+    }
+    let within = Schema::compile(&json!({"oneOf": [{"minimum": 10}, {"enum": [12, 3]}]})).unwrap();
+    for (instance, expected) in [(json!(12.0), false), (json!(3), true), (json!(11), true)] {
+        check(&within, &instance, expected);
+    }
+}
+
 /// A `oneOf` whose branches no instance can match two of is decided by its first match;
 /// one where some instance matches two must still count them.
 #[test]

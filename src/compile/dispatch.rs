@@ -447,7 +447,8 @@ const EXCLUSIVE_BUDGET: usize = 100_000;
 /// Whether no instance can match two branches of the `oneOf` list `span`, so that the
 /// first match decides it (`oneOf` then means `anyOf`). Sound, not complete: `false` when
 /// unsure. A pair of branches cannot both match when
-/// - both are pinned (`const`/`enum`) to values they do not share;
+/// - both are pinned (`const`/`enum`) to values they do not share, or one is and the
+///   other, of assertions only, certainly rejects all its values;
 /// - or their types meet at most in objects, and either their filters on the dispatch's
 ///   property admit no value in common (the tag of a discriminated union) or one
 ///   requires a property the other forbids.
@@ -462,14 +463,40 @@ fn exclusive(c: &Compiled, span: Span, dispatch: Option<&Dispatch>) -> bool {
         *budget = budget.checked_sub(x.len().saturating_mul(y.len()))?;
         Some(x.iter().any(|v| y.iter().any(|w| json::equal(v, w))))
     };
+    // Whether a branch of assertions only rejects every one of `values` (asked of each:
+    // see `validate::leaf_rejects`); `None` when the budget runs out.
+    let rejects_all = |node: NodeId, values: &[Value], budget: &mut usize| {
+        let node = c.fail_fast_target(node);
+        *budget = budget.checked_sub(values.len())?;
+        Some(
+            values
+                .iter()
+                .all(|v| crate::validate::leaf_rejects(c, node, v)),
+        )
+    };
     for j in 0..branches.len() {
         for k in j + 1..branches.len() {
-            if let (Some(x), Some(y)) = (&pinned[j], &pinned[k]) {
-                match share(x, y, &mut budget) {
+            match (&pinned[j], &pinned[k]) {
+                (Some(x), Some(y)) => match share(x, y, &mut budget) {
                     Some(false) => continue,
                     Some(true) => {}
                     None => return false,
+                },
+                // A branch of literals beside one of assertions that none of them meets
+                // (`{"enum": ["red", ..]}` and `{"pattern": "^#[0-9a-f]{6}$"}`).
+                (Some(x), None) | (None, Some(x)) => {
+                    let other = if pinned[j].is_some() {
+                        branches[k]
+                    } else {
+                        branches[j]
+                    };
+                    match rejects_all(other, x, &mut budget) {
+                        Some(true) => continue,
+                        Some(false) => {}
+                        None => return false,
+                    }
                 }
+                (None, None) => {}
             }
             let (tj, tk) = (c.node(branches[j]).types, c.node(branches[k]).types);
             if tj.without(Object).overlaps(tk.without(Object)) {

@@ -525,6 +525,53 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
     ok && !budget.exceeded()
 }
 
+/// Whether `node`, a node of assertions only, certainly rejects `instance`: its types do
+/// not admit it, or one of its keywords fails it, a `pattern` only when no match can start
+/// with the string's first byte (no regular expression is built or run: the compiler asks
+/// this of literals, and most patterns' engines are built on first use). `false` for any
+/// other node and when unsure.
+pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    let n = c.node(node);
+    if !n.leaf {
+        return false;
+    }
+    if !admits(n.types, instance) {
+        return true;
+    }
+    let budget = Budget::new(c, instance);
+    let frame = Frame {
+        path: &Path::root(),
+        scope: &Scope::root(0),
+        hop: &Hop::root(NodeId::NONE),
+        stack_limit: stack_limit(),
+        budget: &budget,
+    };
+    let body = n.body();
+    let start = body.start;
+    c.keywords[body]
+        .iter()
+        .enumerate()
+        .any(|(offset, &kw)| match (kw, instance) {
+            (Keyword::Pattern(i), Value::String(s)) => c
+                .patterns
+                .get(i as usize)
+                .is_some_and(|p| p.rules_out_name(s)),
+            (Keyword::Pattern(_), _) => false,
+            _ => {
+                let failed = !assertion(
+                    c,
+                    node,
+                    start + offset,
+                    kw,
+                    instance,
+                    Ctx(&frame),
+                    &mut FailFast,
+                );
+                failed && !budget.exceeded()
+            }
+        })
+}
+
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
 pub(crate) fn collect_errors(
     c: &Compiled,
