@@ -2961,13 +2961,24 @@ fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
         // (The pair whose second item comes first, as the hashed search reports it.)
         for j in 1..items.len() {
             for i in 0..j {
-                if json::equal(&items[i], &items[j]) {
+                // (Two strings inline, the commonest; anything else by a call.)
+                let same = match (&items[i], &items[j]) {
+                    (Value::String(a), Value::String(b)) => crate::names::same(a, b),
+                    (a, b) => json::equal(a, b),
+                };
+                if same {
                     return Some((i, j));
                 }
             }
         }
         return None;
     }
+    duplicate_past_few(items, scalars)
+}
+
+/// `duplicate` past a few items (out of line: the small arrays' path keeps a small frame).
+#[inline(never)]
+fn duplicate_past_few(items: &[Value], scalars: bool) -> Option<(usize, usize)> {
     if scalars && items.len() <= PAIRWISE {
         let mut signatures = [0u64; PAIRWISE];
         for (s, item) in signatures.iter_mut().zip(items) {
