@@ -648,6 +648,13 @@ pub(crate) fn has_key(o: &serde_json::Map<String, Value>, name: &str) -> bool {
     }
 }
 
+/// [`get`] as a call, for the paths that look one key up per object (a tag, a
+/// condition's key): inlined there, `get` was left out of line where it is inlined now.
+#[inline(never)]
+pub(crate) fn get_key<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    get(o, name)
+}
+
 /// The value of `o`'s key `name`, found as `has_key` finds it.
 #[inline]
 pub(crate) fn get<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {

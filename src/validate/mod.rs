@@ -1287,7 +1287,7 @@ fn if_chain(
     instance: &Value,
     ctx: Ctx<'_>,
 ) -> bool {
-    let Some(value) = o.get(chain.key.as_ref()) else {
+    let Some(value) = json::get_key(o, chain.key.as_ref()) else {
         return children
             .iter()
             .all(|child| valid_at(c, *child, instance, ctx));
@@ -2827,7 +2827,7 @@ impl<'c, 'v> Dispatched<'c, 'v> {
         match c.dispatches.get(d as usize) {
             Some(d) => Dispatched {
                 dispatch: Some(d),
-                found: o.get(d.property.as_ref()),
+                found: json::get_key(o, d.property.as_ref()),
                 presence,
             },
             None => Dispatched {
