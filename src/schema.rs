@@ -699,7 +699,8 @@ pub(crate) struct Compiled {
     /// index `u32::MAX`.
     pub(crate) property_hash: Vec<(u64, u32)>,
     /// Per `values` entry: at the first value of an `enum` of more than
-    /// [`ENUM_SCAN_LIMIT`] values, its hash table of values in `enum_hash` (start, size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
+    /// [`ENUM_SCAN_LIMIT`] values, its hash table of values in `enum_hash` (start,
+    /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
     pub(crate) enum_tables: Vec<(u32, u32)>,
     /// Open-addressing tables of (signature, index into `values`) of long enums' values
     /// (`json::value_signature`); empty slots have index `u32::MAX`.

@@ -1347,8 +1347,8 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
     }
 }
 
-/// The hash table of the `enum` values `span`, longer than
-/// `ENUM_SCAN_LIMIT` (see `Compiled::enum_has_string`), made as the keyword compiles.
+/// The hash table of the `enum` values `span`, longer than `ENUM_SCAN_LIMIT` (see
+/// `Compiled::enum_has_string`), made as the keyword compiles.
 pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
     if c.enum_tables.len() < c.values.len() {
         c.enum_tables.resize(c.values.len(), (0, 0));
