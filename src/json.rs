@@ -367,16 +367,22 @@ pub(crate) fn number_signature(n: &Number) -> u64 {
 /// object's names cost more than the probes it saved).
 pub(crate) fn value_signature(v: &Value) -> u64 {
     use crate::names::mix;
-    // (Kinds apart by distinct seeds.)
     match v {
         Value::String(s) => crate::names::signature(s),
         Value::Number(n) => number_signature(n),
-        Value::Null => mix(0x6e75_6c6c),
-        Value::Bool(b) => mix(0x626f_6f6c ^ u64::from(*b)),
-        Value::Array(items) => mix(0x6172_7261_7900_0000 ^ items.len() as u64),
-        Value::Object(map) => mix(0x6f62_6a65_6374_0000 ^ map.len() as u64),
+        Value::Null => mix(NULL_SEED),
+        Value::Bool(b) => mix(BOOL_SEED ^ u64::from(*b)),
+        Value::Array(items) => mix(ARRAY_SEED ^ items.len() as u64),
+        Value::Object(map) => mix(OBJECT_SEED ^ map.len() as u64),
     }
 }
+
+/// Seeds that keep kinds apart in [`value_signature`] and [`hash_value`] (the kind's name
+/// in ASCII; a length or a flag is joined to the last three).
+const NULL_SEED: u64 = 0x6e75_6c6c;
+const BOOL_SEED: u64 = 0x626f_6f6c;
+const ARRAY_SEED: u64 = 0x6172_7261_7900_0000;
+const OBJECT_SEED: u64 = 0x6f62_6a65_6374_0000;
 
 /// `number_signature`'s key of a float: an integral one as the integer it equals.
 #[inline(never)]
@@ -496,17 +502,16 @@ pub(crate) fn hash_value(value: &Value, state: &ahash::RandomState) -> u64 {
 }
 
 fn hash_at(value: &Value, state: &ahash::RandomState, depth: u32) -> u64 {
-    // (Kinds apart by the seeds joined to their parts.)
     match value {
-        Value::Null => 0x6e75_6c6c,
-        Value::Bool(b) => 0x626f_6f6c ^ u64::from(*b),
+        Value::Null => NULL_SEED,
+        Value::Bool(b) => BOOL_SEED ^ u64::from(*b),
         // (Equal by value, equal signatures: `1`, `1.0`.)
         Value::Number(n) => state.hash_one((0x6e75_6d62u32, number_signature(n))),
         Value::String(s) => state.hash_one(s.as_str()),
         Value::Array(items) => deeper(depth, || {
             items
                 .iter()
-                .fold(0x6172_7261_7900_0000 ^ items.len() as u64, |h, item| {
+                .fold(ARRAY_SEED ^ items.len() as u64, |h, item| {
                     state.hash_one((h, hash_at(item, state, depth + 1)))
                 })
         }),
@@ -518,7 +523,7 @@ fn hash_at(value: &Value, state: &ahash::RandomState, depth: u32) -> u64 {
                     sum.wrapping_add(entry)
                 })
             });
-            state.hash_one((0x6f62_6a65_6374u64 ^ map.len() as u64, sum))
+            state.hash_one((OBJECT_SEED ^ map.len() as u64, sum))
         }
     }
 }

@@ -737,6 +737,16 @@ fn nots_of_types_are_decided_by_the_types_left() {
     }
 }
 
+/// `v` where `schema` checks it: under the property `k` when the schema declares
+/// properties, as it is otherwise.
+fn under_k(schema: &Value, v: Value) -> Value {
+    if schema.get("properties").is_some() {
+        json!({ "k": v })
+    } else {
+        v
+    }
+}
+
 #[test]
 fn long_enums_are_looked_up_by_hash() {
     // Short and long strings (signatures exact below eight bytes), a non-string value
@@ -757,13 +767,7 @@ fn long_enums_are_looked_up_by_hash() {
     ];
     for schema in schemas {
         let compiled = Schema::compile(&schema).unwrap();
-        let wrap = |v: Value| {
-            if schema.get("properties").is_some() {
-                json!({"k": v})
-            } else {
-                v
-            }
-        };
+        let wrap = |v: Value| under_k(&schema, v);
         let string_only = schema.get("type") == Some(&json!("string"));
         for (instance, expected) in [
             (json!("v0"), true),
@@ -818,13 +822,7 @@ fn long_enums_of_any_kind_are_looked_up_by_hash() {
     ];
     for schema in schemas {
         let compiled = Schema::compile(&schema).unwrap();
-        let wrap = |v: Value| {
-            if schema.get("properties").is_some() {
-                json!({ "k": v })
-            } else {
-                v
-            }
-        };
+        let wrap = |v: Value| under_k(&schema, v);
         for (instance, expected) in [
             (json!(null), true),
             (json!(false), true),

@@ -493,24 +493,30 @@ pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
     out
 }
 
+/// The root frame of a fail-fast evaluation that keeps no scope. The fail-fast path reads
+/// no location, and no scope when none is kept: the context points at constants instead
+/// of links built per call (a fifth of a small call).
+#[inline(always)]
+fn constant_frame<'b>(budget: &'b Budget<'b>) -> Frame<'b> {
+    static PATH: Path<'static> = Path::root();
+    static SCOPE: Scope<'static> = Scope::root(0);
+    static HOP: Hop<'static> = Hop::root(NodeId::NONE);
+    Frame {
+        path: &PATH,
+        scope: &SCOPE,
+        hop: &HOP,
+        stack_limit: stack_limit(),
+        budget,
+    }
+}
+
 /// Whether `instance` conforms to the compiled schema.
 pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
     let budget = Budget::new(c, instance);
     if c.dynamic_scope {
         return run_root(c, instance, &mut FailFast, &budget) && !budget.exceeded();
     }
-    // The fail-fast path reads no location, and no scope when none is kept: the context
-    // points at constants instead of links built per call (a fifth of a small call).
-    static PATH: Path<'static> = Path::root();
-    static SCOPE: Scope<'static> = Scope::root(0);
-    static HOP: Hop<'static> = Hop::root(NodeId::NONE);
-    let frame = Frame {
-        path: &PATH,
-        scope: &SCOPE,
-        hop: &HOP,
-        stack_limit: stack_limit(),
-        budget: &budget,
-    };
+    let frame = constant_frame(&budget);
     // (Past a root that only forwards: `{"$ref": "#/$defs/Request", "$defs": ...}`.)
     let start = c.fail_fast_root;
     let root = c.node(start);
@@ -539,13 +545,7 @@ pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool
         return true;
     }
     let budget = Budget::new(c, instance);
-    let frame = Frame {
-        path: &Path::root(),
-        scope: &Scope::root(0),
-        hop: &Hop::root(NodeId::NONE),
-        stack_limit: stack_limit(),
-        budget: &budget,
-    };
+    let frame = constant_frame(&budget);
     let body = n.body();
     let start = body.start;
     c.keywords[body]
