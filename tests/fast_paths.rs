@@ -3190,3 +3190,52 @@ fn property_names_checked_in_the_object_walk() {
     check(&patterned, &json!({"x-abc": "s"}), false);
     check(&patterned, &json!({"x-a": 1}), false);
 }
+
+#[test]
+fn objects_picked_by_type_from_a_union() {
+    // The object branch is the only candidate for an object: it is walked by its keys,
+    // whatever the costs of its properties, and gives the union's answer.
+    let window = json!({
+        "type": "object",
+        "properties": {
+            "panes": {"type": "array", "items": {"oneOf": [
+                {"type": "number"},
+                {"type": "string", "minLength": 1},
+                {"type": "array", "items": {"type": "string"}}
+            ]}},
+            "layout": {"type": "string"},
+            "pre": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["layout"]
+    });
+    let lone = json!({"type": "array", "items": {"oneOf": [{"type": "string"}, window]}});
+    // The same union as a branch of a union the types do not decide.
+    let nested = json!({"type": "array", "items": {"anyOf": [
+        {"oneOf": [{"type": "string"}, window]},
+        {"type": "object", "required": ["name"]}
+    ]}});
+    for (schema, named_passes) in [(lone, false), (nested, true)] {
+        let schema = Schema::compile(&schema).unwrap();
+        check(&schema, &json!(["x", {"layout": "tiled"}]), true);
+        check(
+            &schema,
+            &json!([{"layout": "a", "panes": [1, "b", ["c"]], "pre": ["d"]}]),
+            true,
+        );
+        check(&schema, &json!([{"layout": "a", "panes": [""]}]), false);
+        check(
+            &schema,
+            &json!([{"layout": "a", "panes": [["c", 1]]}]),
+            false,
+        );
+        check(&schema, &json!([{"layout": "a", "pre": [1]}]), false);
+        check(&schema, &json!([{"layout": 1, "panes": [1]}]), false);
+        check(&schema, &json!([{"panes": [1]}]), false);
+        check(
+            &schema,
+            &json!([{"name": "n", "panes": [true]}]),
+            named_passes,
+        );
+        check(&schema, &json!([1]), false);
+    }
+}

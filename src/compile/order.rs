@@ -213,8 +213,13 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
 fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
     let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
-        for kw in c.keywords_of(NodeId(i as u32)) {
+        let body = &c.keywords[c.nodes[i].body()];
+        for kw in body {
             match *kw {
+                // (A union alone whose branches the instance's type tells apart applies one
+                // branch, as a plain subschema: evaluated, it is not expected to fail.)
+                Keyword::AnyOf(s) | Keyword::OneOf(s)
+                    if body.len() == 1 && type_switch(c, s).is_some() => {}
                 Keyword::AnyOf(s) | Keyword::OneOf(s) => stack.extend_from_slice(c.node_list(s)),
                 Keyword::Not(n) => stack.push(n),
                 Keyword::If { cond, .. } => stack.push(cond),
