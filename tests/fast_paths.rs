@@ -3239,3 +3239,49 @@ fn objects_picked_by_type_from_a_union() {
         check(&schema, &json!([1]), false);
     }
 }
+
+#[test]
+fn typed_roots_that_forward_to_an_object_walk() {
+    // The root's types are checked, then the object is walked where the references lead.
+    let base = json!({"properties": {"ignore": {"type": "string"}}, "required": ["ignore"]});
+    let schema = Schema::compile(&json!({
+        "type": "object",
+        "allOf": [{"$ref": "#/$defs/base"}],
+        "$defs": {"base": base}
+    }))
+    .unwrap();
+    check(&schema, &json!({"ignore": "x", "rules": {}}), true);
+    check(&schema, &json!({"ignore": 1}), false);
+    check(&schema, &json!({"rules": {}}), false);
+    check(&schema, &json!("ignore"), false);
+    check(&schema, &json!([]), false);
+    // Through two forwards, each typed: an instance must have a type of both.
+    let schema = Schema::compile(&json!({
+        "type": ["object", "string", "null"],
+        "$ref": "#/$defs/middle",
+        "$defs": {
+            "middle": {"type": ["object", "string", "array"], "$ref": "#/$defs/base"},
+            "base": base
+        }
+    }))
+    .unwrap();
+    check(&schema, &json!({"ignore": "x"}), true);
+    check(&schema, &json!({}), false);
+    check(&schema, &json!("text"), true);
+    check(&schema, &json!(null), false);
+    check(&schema, &json!([]), false);
+    // Draft-4 integers (1.0 is not one) stay with the root's own check.
+    let schema = Options::new()
+        .default_dialect(Draft::Draft4)
+        .compile(&json!({
+            "type": ["object", "integer"],
+            "allOf": [{"$ref": "#/definitions/base"}],
+            "definitions": {"base": {"properties": {"a": {"type": "string"}}}}
+        }))
+        .unwrap();
+    check(&schema, &json!({"a": "x"}), true);
+    check(&schema, &json!({"a": 1}), false);
+    check(&schema, &json!(1), true);
+    check(&schema, &json!(1.0), false);
+    check(&schema, &json!(1.5), false);
+}

@@ -391,6 +391,51 @@ fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Ve
         .collect()
 }
 
+/// A `fail_fast_root` past typed forwards when they end on a node of the plain-object
+/// shape (`{"type": "object", "allOf": [{"$ref": "#/definitions/base"}]}`): a forward
+/// checks its types and goes on to its target, nothing else, so `is_valid` may check
+/// their types and walk the object at once. Where the types differ from the walk node's,
+/// the root is a copy of it with their intersection (the node itself may be reached
+/// elsewhere).
+fn root_object_walk(c: &mut Compiled) {
+    let mut start = c.fail_fast_root;
+    let mut types = TypeSet::all();
+    // (Forwards form no cycle, `cycles::check` refuses those; bounded regardless.)
+    for _ in 0..16 {
+        let n = c.nodes[start.index()];
+        if n.shape == Shape::PlainObject && start != c.fail_fast_root {
+            // (`intersect` keeps no draft-4 integer typing: such a node is not gone past.)
+            if n.types.is_strict() {
+                return;
+            }
+            let types = types.intersect(n.types);
+            if types == n.types {
+                c.fail_fast_root = start;
+                return;
+            }
+            let copy = NodeId(c.nodes.len() as u32);
+            c.nodes.push(crate::schema::Node { types, ..n });
+            // (Every per-node table keeps one entry per node.)
+            c.spec_of.push(c.spec_of[start.index()]);
+            c.node_pointers.push(c.node_pointers[start.index()]);
+            c.node_annotations.push(c.node_annotations[start.index()]);
+            c.fail_fast_root = copy;
+            return;
+        }
+        match c.spec_of.get(start.index()) {
+            Some(&t)
+                if n.shape == Shape::Forward
+                    && !n.types.is_strict()
+                    && (t as usize) < c.nodes.len() =>
+            {
+                types = types.intersect(n.types);
+                start = NodeId(t);
+            }
+            _ => return,
+        }
+    }
+}
+
 /// The subschemas the fail-fast path reaches through tables of its own (`oneOf`, `anyOf`,
 /// `allOf` lists, type switches, object and array specs, the walks' property table) skip
 /// forwards (see `Compiled::fail_fast_target`). The error path reads `node_lists` and
@@ -398,6 +443,7 @@ fn walk_entries(c: &Compiled, child: impl Fn(&Compiled, NodeId) -> NodeId) -> Ve
 #[inline(never)]
 fn branch_targets(c: &mut Compiled) {
     c.fail_fast_root = c.fail_fast_target(c.root);
+    root_object_walk(c);
     if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
         c.property_walk = walk_entries(c, |_, b| b);
         // (Left empty: `branches` then reads `node_lists`.)
