@@ -845,6 +845,21 @@ impl Compiled {
         }
     }
 
+    /// Appends `node` (made after compiling, by the analyses), with its entries in the
+    /// other per-node tables: the location of `located_as`, no annotation, and no spec
+    /// (`spec_of`, once made, keeps one entry per node).
+    pub(crate) fn append_node(&mut self, node: Node, located_as: NodeId) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(node);
+        let pointer = self.node_pointers[located_as.index()];
+        self.node_pointers.push(pointer);
+        self.node_annotations.push(Span { start: 0, end: 0 });
+        if !self.spec_of.is_empty() {
+            self.spec_of.push(u32::MAX);
+        }
+        id
+    }
+
     /// The JSON pointer of `node` inside its document.
     #[inline]
     pub(crate) fn pointer_of(&self, node: NodeId) -> &str {

@@ -251,8 +251,7 @@ fn new_node(c: &mut Compiled, near: NodeId, keywords: &[(Keyword, KeywordName)])
         c.keywords.push(kw);
         c.keyword_names.push(name);
     }
-    let id = NodeId(c.nodes.len() as u32);
-    c.nodes.push(Node {
+    let node = Node {
         keywords: Span {
             start,
             end: c.keywords.len() as u32,
@@ -262,12 +261,8 @@ fn new_node(c: &mut Compiled, near: NodeId, keywords: &[(Keyword, KeywordName)])
         typed: false,
         leaf: false,
         shape: Shape::General,
-    });
-    // (Every per-node table keeps one entry per node.)
-    let pointer = c.node_pointers[near.index()];
-    c.node_pointers.push(pointer);
-    c.node_annotations.push(Span { start: 0, end: 0 });
-    id
+    };
+    c.append_node(node, near)
 }
 
 /// The work left and the budget.

@@ -413,12 +413,8 @@ fn root_object_walk(c: &mut Compiled) {
                 c.fail_fast_root = start;
                 return;
             }
-            let copy = NodeId(c.nodes.len() as u32);
-            c.nodes.push(crate::schema::Node { types, ..n });
-            // (Every per-node table keeps one entry per node.)
-            c.spec_of.push(c.spec_of[start.index()]);
-            c.node_pointers.push(c.node_pointers[start.index()]);
-            c.node_annotations.push(c.node_annotations[start.index()]);
+            let copy = c.append_node(crate::schema::Node { types, ..n }, start);
+            c.spec_of[copy.index()] = c.spec_of[start.index()];
             c.fail_fast_root = copy;
             return;
         }
@@ -813,8 +809,7 @@ fn literal_node(c: &mut Compiled, of: NodeId, values: Vec<serde_json::Value>) ->
     c.keywords.push(Keyword::Enum(span));
     c.keyword_names.push("enum");
     let parent = c.nodes[of.index()];
-    let id = NodeId(c.nodes.len() as u32);
-    c.nodes.push(crate::schema::Node {
+    let node = crate::schema::Node {
         keywords: Span {
             start: k,
             end: k + 1,
@@ -824,13 +819,8 @@ fn literal_node(c: &mut Compiled, of: NodeId, values: Vec<serde_json::Value>) ->
         typed: false,
         leaf: true,
         shape: Shape::Leaf,
-    });
-    // (Every per-node table keeps one entry per node.)
-    c.spec_of.push(u32::MAX);
-    let pointer = c.node_pointers[of.index()];
-    c.node_pointers.push(pointer);
-    c.node_annotations.push(Span { start: 0, end: 0 });
-    id
+    };
+    c.append_node(node, of)
 }
 
 /// For a union (`oneOf`/`anyOf` alone in its node) whose branches admit disjoint types:
