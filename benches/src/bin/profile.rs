@@ -21,12 +21,25 @@ fn run<E: Engine>(case: &Case, mode: &str, iterations: usize) {
     let start = Instant::now();
     match mode {
         "compile" => {
-            for _ in 0..iterations {
+            // Kept until the end, as bench-report keeps them (dropping each at once would
+            // hand the next compile warm, just-freed memory).
+            // `PROFILE_BATCH` compiles are kept at a time (all by default).
+            let batch = std::env::var("PROFILE_BATCH")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(iterations)
+                .max(1);
+            let mut outputs = Vec::with_capacity(batch * case.schemas.len());
+            for k in 0..iterations {
+                if k % batch == 0 {
+                    drop(black_box(std::mem::take(&mut outputs)));
+                }
                 for schema in &case.schemas {
                     let input = E::prepare(schema);
-                    drop(black_box(E::compile(black_box(schema), input)));
+                    outputs.push(E::compile(black_box(schema), input));
                 }
             }
+            drop(black_box(outputs));
         }
         "is_valid" | "errors" | "is_valid_hot" => {
             let compiled: Vec<E::Compiled> = case
