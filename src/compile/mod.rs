@@ -94,15 +94,21 @@ struct Task<'a> {
     /// The node's pointer: empty while the task waits, filled (in a kept buffer) while it
     /// compiles.
     pointer: String,
-    base: Arc<str>,
+    base: BaseId,
     resource: u32,
     dialect: Dialect,
 }
 
+/// A base URI: an index into `Compiler::bases`. Nodes, tasks and references hold it
+/// rather than an `Arc` of their own: cloning and dropping an `Arc` per node were two
+/// atomic read-modify-writes each, which on this class of machine cost more wall time
+/// than anything else the compiler did for a node.
+type BaseId = u32;
+
 /// Compile-time facts about a node that locations and lazy references need.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct NodeMeta {
-    base: Arc<str>,
+    base: BaseId,
     resource: u32,
     dialect: Dialect,
 }
@@ -120,7 +126,7 @@ struct PendingRef<'a> {
     /// Index of the keyword to patch (`Ref`), or of the dynamic-ref entry.
     slot: RefSlot,
     reference: &'a str,
-    base: Arc<str>,
+    base: BaseId,
     /// Where the reference stands, for errors: the node and the keyword (joined only when
     /// an error needs them).
     at: NodeId,
@@ -157,9 +163,11 @@ struct Compiler<'a> {
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
     anchor_names: AHashMap<String, u32>,
     pending: Vec<PendingRef<'a>>,
-    /// Resolved references by their text and base (the base's address: one `Arc` per
-    /// resource), since a schema names the same definitions over and over.
-    resolved: AHashMap<(&'a str, usize), NodeId>,
+    /// The base URIs met so far (one per document and per `$id`), see [`BaseId`].
+    bases: Vec<Arc<str>>,
+    /// Resolved references by their text and base, since a schema names the same
+    /// definitions over and over.
+    resolved: AHashMap<(&'a str, BaseId), NodeId>,
     pattern_cache: AHashMap<String, u32>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
@@ -296,6 +304,7 @@ impl<'a> Compiler<'a> {
             anchors: AHashMap::with_hasher(hasher.clone()),
             anchor_names: AHashMap::with_hasher(hasher.clone()),
             pending: Vec::new(),
+            bases: Vec::new(),
             resolved: AHashMap::with_hasher(hasher.clone()),
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
@@ -339,6 +348,11 @@ impl<'a> Compiler<'a> {
         self.location_to_node.reserve(nodes);
     }
 
+    fn new_base(&mut self, uri: Arc<str>) -> BaseId {
+        self.bases.push(uri);
+        (self.bases.len() - 1) as BaseId
+    }
+
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
         self.load_doc(0)
     }
@@ -347,9 +361,9 @@ impl<'a> Compiler<'a> {
     fn load_doc(&mut self, doc: u32) -> Result<NodeId, SchemaError> {
         let d = &mut self.docs[doc as usize];
         d.loaded = true;
-        let base = d.uri.clone();
+        let (uri, value) = (d.uri.clone(), d.value);
+        let base = self.new_base(uri);
         let dialect = Dialect::standard(self.options.default_draft);
-        let value = d.value;
         Ok(self.mint(doc, value, "", base, u32::MAX, dialect))
     }
 
@@ -359,7 +373,7 @@ impl<'a> Compiler<'a> {
         doc: u32,
         value: &'a Value,
         pointer: &str,
-        base: Arc<str>,
+        base: BaseId,
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
@@ -375,7 +389,7 @@ impl<'a> Compiler<'a> {
         doc: u32,
         value: &'a Value,
         start: usize,
-        base: Arc<str>,
+        base: BaseId,
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
@@ -414,7 +428,7 @@ impl<'a> Compiler<'a> {
         });
         self.out.node_annotations.push(Span { start: 0, end: 0 });
         self.meta.push(NodeMeta {
-            base: base.clone(),
+            base,
             resource,
             dialect,
         });
@@ -479,7 +493,7 @@ impl<'a> Compiler<'a> {
             let pending = std::mem::take(&mut self.pending);
             let mut progressed = false;
             for r in pending {
-                let key = (r.reference, Arc::as_ptr(&r.base) as *const u8 as usize);
+                let key = (r.reference, r.base);
                 let known = self.resolved.get(&key).copied();
                 let target = match known {
                     Some(target) => Some(target),
@@ -545,10 +559,11 @@ impl<'a> Compiler<'a> {
     fn resolve(&mut self, r: &PendingRef<'a>) -> Result<Option<NodeId>, SchemaError> {
         // `#...` (most references): the base as it is, no URI to build.
         let full;
-        let (resource_uri, fragment) = match uri::plain_fragment(r.reference, &r.base) {
-            Some(fragment) => (&*r.base, fragment),
+        let base = self.bases[r.base as usize].clone();
+        let (resource_uri, fragment) = match uri::plain_fragment(r.reference, &base) {
+            Some(fragment) => (&*base, fragment),
             None => {
-                full = uri::resolve(r.reference, &r.base).map_err(|why| self.unresolved(r, why))?;
+                full = uri::resolve(r.reference, &base).map_err(|why| self.unresolved(r, why))?;
                 uri::split_fragment(&full)
             }
         };
@@ -601,13 +616,13 @@ impl<'a> Compiler<'a> {
                 match ancestor {
                     Some(p) => {
                         if let Some(id) = self.node_at(doc, p) {
-                            break self.meta[id.index()].clone();
+                            break self.meta[id.index()];
                         }
                         ancestor = pointer::parent(p);
                     }
                     None => {
                         break NodeMeta {
-                            base: self.out.resources[resource as usize].uri.clone(),
+                            base: self.new_base(self.out.resources[resource as usize].uri.clone()),
                             resource,
                             dialect: Dialect::standard(self.options.default_draft),
                         };
@@ -718,7 +733,7 @@ impl<'a> Compiler<'a> {
         node.resource = task.resource;
         let meta = &mut self.meta[task.node.index()];
         meta.resource = task.resource;
-        meta.base = task.base.clone();
+        meta.base = task.base;
         meta.dialect = task.dialect;
         Ok(())
     }
@@ -752,7 +767,7 @@ impl<'a> Compiler<'a> {
             task.doc,
             value,
             start,
-            task.base.clone(),
+            task.base,
             task.resource,
             task.dialect,
         )
@@ -923,8 +938,8 @@ impl<'a> Compiler<'a> {
             let Value::String(id) = idv else {
                 return Err(invalid(&task.pointer, id_kw, "must be a string"));
             };
-            let resolved =
-                uri::resolve(id, &task.base).map_err(|why| invalid(&task.pointer, id_kw, &why))?;
+            let resolved = uri::resolve(id, &self.bases[task.base as usize])
+                .map_err(|why| invalid(&task.pointer, id_kw, &why))?;
             let (no_fragment, fragment) = uri::split_fragment(&resolved);
             if !fragment.is_empty() {
                 if d.at_least(Draft::Draft201909) {
@@ -939,7 +954,7 @@ impl<'a> Compiler<'a> {
             let is_plain_fragment = id.starts_with('#');
             if !is_plain_fragment {
                 let no_fragment: Arc<str> = Arc::from(no_fragment);
-                task.base = no_fragment.clone();
+                task.base = self.new_base(no_fragment.clone());
                 if is_doc_root {
                     // A document root gets its resource here (it starts without one).
                     let doc_uri = self.docs[task.doc as usize].uri.clone();
@@ -1132,7 +1147,7 @@ impl<'a> Compiler<'a> {
         self.pending.push(PendingRef {
             slot,
             reference,
-            base: task.base.clone(),
+            base: task.base,
             at: task.node,
             keyword: kw,
         });
