@@ -762,34 +762,38 @@ pub(crate) struct Compiled {
     /// The names of the annotations and their string values, end to end: one buffer
     /// instead of an allocation for each (descriptions are most of a schema's text).
     pub(crate) annotation_text: String,
+    /// The annotation values that are not strings (`default`, `examples`, ...).
+    pub(crate) annotation_others: Vec<Value>,
 }
 
-/// One annotation keyword of a node, for `evaluate`.
-#[derive(Debug)]
+/// One annotation keyword of a node, for `evaluate`: small (24 bytes), since a schema
+/// has as many as it has descriptions and titles, and compile writes every one.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Annotation {
     /// Its name (a string).
     pub(crate) name: AnnotationValue,
     pub(crate) value: AnnotationValue,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum AnnotationValue {
     /// A string, in `annotation_text`.
     Text(Span),
-    /// Anything else (and strings past 4 GiB of text).
-    Other(Value),
+    /// Anything else (and strings past 4 GiB of text): an index into `annotation_others`.
+    Other(u32),
 }
 
 impl Compiled {
     /// An annotation's name and value (the value is built: `evaluate` hands it out).
-    pub(crate) fn annotation<'s>(&'s self, a: &'s Annotation) -> (&'s str, Value) {
-        let name = match &a.name {
+    pub(crate) fn annotation(&self, a: Annotation) -> (&str, Value) {
+        let other = |i: u32| self.annotation_others.get(i as usize);
+        let name = match a.name {
             AnnotationValue::Text(span) => &self.annotation_text[span.range()],
-            AnnotationValue::Other(v) => v.as_str().unwrap_or_default(),
+            AnnotationValue::Other(i) => other(i).and_then(Value::as_str).unwrap_or_default(),
         };
-        let value = match &a.value {
+        let value = match a.value {
             AnnotationValue::Text(span) => Value::String(self.annotation_text[span.range()].into()),
-            AnnotationValue::Other(v) => v.clone(),
+            AnnotationValue::Other(i) => other(i).cloned().unwrap_or(Value::Null),
         };
         (name, value)
     }
@@ -838,6 +842,7 @@ impl Compiled {
         shrink(&mut self.node_lists);
         shrink(&mut self.strings);
         shrink(&mut self.annotation_values);
+        shrink(&mut self.annotation_others);
         for text in [&mut self.annotation_text, &mut self.pointer_text] {
             if (text.is_empty() && text.capacity() > 0) || text.capacity() > text.len() + 256 {
                 text.shrink_to_fit();
@@ -1224,5 +1229,15 @@ mod tests {
             std::mem::size_of::<Node>()
         );
         assert_eq!(std::mem::size_of::<NodeId>(), 4);
+    }
+
+    /// Compile writes one per annotation keyword (every `description` and `title`).
+    #[test]
+    fn annotations_are_compact() {
+        assert!(
+            std::mem::size_of::<Annotation>() <= 24,
+            "{}",
+            std::mem::size_of::<Annotation>()
+        );
     }
 }

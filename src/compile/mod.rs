@@ -292,6 +292,7 @@ impl<'a> Compiler<'a> {
                 resources: Vec::new(),
                 node_annotations: Vec::new(),
                 annotation_values: Vec::new(),
+                annotation_others: Vec::new(),
                 annotation_text: String::new(),
             },
             docs,
@@ -1422,7 +1423,7 @@ impl<'a> Compiler<'a> {
             let name = self.text(k);
             let value = match v {
                 Value::String(text) => self.text(text),
-                other => AnnotationValue::Other(other.clone()),
+                other => self.other_annotation(other.clone()),
             };
             self.out.annotation_values.push(Annotation { name, value });
         }
@@ -1439,8 +1440,15 @@ impl<'a> Compiler<'a> {
                 text.push_str(s);
                 AnnotationValue::Text(Span { start, end })
             }
-            _ => AnnotationValue::Other(Value::String(s.to_string())),
+            _ => self.other_annotation(Value::String(s.to_string())),
         }
+    }
+
+    /// An annotation value kept as it is, in `annotation_others`.
+    fn other_annotation(&mut self, v: Value) -> AnnotationValue {
+        let others = &mut self.out.annotation_others;
+        others.push(v);
+        AnnotationValue::Other(u32::try_from(others.len() - 1).unwrap_or(u32::MAX))
     }
 
     fn compile_numeric(&mut self, task: &Task<'a>, map: &Keys<'a>) -> Result<(), SchemaError> {

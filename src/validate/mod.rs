@@ -1153,7 +1153,7 @@ fn eval_node<C: Collector>(
     }
     if C::ANNOTATE {
         if valid {
-            for a in &c.annotation_values[c.node_annotations[node.index()].range()] {
+            for &a in &c.annotation_values[c.node_annotations[node.index()].range()] {
                 let (name, value) = c.annotation(a);
                 // The content keywords annotate strings only.
                 if name.starts_with("content") && !instance.is_string() {
