@@ -55,6 +55,15 @@ impl Span {
     }
 }
 
+/// A property name the schema declares: a range of `Compiled::name_text`, where all of
+/// them are end to end (one buffer, not an allocation per name). Compared by text through
+/// [`Compiled::name`], never as a range: two ranges may hold the same name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Name {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
 /// One keyword of a node, ready to evaluate.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Keyword {
@@ -171,7 +180,8 @@ impl Names<'_> {
     #[inline(always)]
     pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
         let summary = crate::names::summary(key);
-        let same = |i: u32| crate::names::same_found(&c.properties[i as usize].0, key);
+        let same =
+            |i: u32| crate::names::same_found(|| c.name_bytes(c.properties[i as usize].0), key);
         match self {
             // (Equal summaries of different names are rare; the scan goes on past them.)
             Names::Scan(entries) => entries
@@ -418,7 +428,7 @@ fn holds(values: &[Value], x: &Value) -> bool {
 /// Discriminator dispatch of one `oneOf`/`anyOf`: a filter per branch on one property.
 #[derive(Debug, Clone)]
 pub(crate) struct Dispatch {
-    pub(crate) property: Arc<str>,
+    pub(crate) property: Name,
     pub(crate) filters: Vec<Filter>,
     /// When the property holds a string: (signature of a string a branch admits, the
     /// branch, where the string's bytes are in `texts`), by signature; empty when not
@@ -524,7 +534,7 @@ impl Limit {
 /// with each arm's literals instead of evaluating each condition.
 #[derive(Debug, Clone)]
 pub(crate) struct IfChain {
-    pub(crate) key: Arc<str>,
+    pub(crate) key: Name,
     /// The chain's branches, in `allOf` order; the others are evaluated as they are.
     pub(crate) arms: Box<[IfArm]>,
 }
@@ -534,7 +544,7 @@ pub(crate) struct IfChain {
 /// and not `required`.
 #[derive(Debug, Clone)]
 pub(crate) struct PropertyTest {
-    pub(crate) name: Arc<str>,
+    pub(crate) name: Name,
     pub(crate) values: Span,
     pub(crate) required: bool,
 }
@@ -567,7 +577,7 @@ pub(crate) struct IfArm {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Unevaluated {
     /// The `properties` names met, sorted by summary (`names::summary`).
-    pub(crate) names: Box<[(u64, Arc<str>)]>,
+    pub(crate) names: Box<[(u64, Name)]>,
     /// The `patternProperties` patterns met.
     pub(crate) patterns: Box<[u32]>,
     /// Every property is evaluated: an `additionalProperties` (or a nested
@@ -591,7 +601,7 @@ impl Unevaluated {
         if self.names[at..]
             .iter()
             .take_while(|(s, _)| *s == summary)
-            .any(|(_, name)| crate::names::same_found(name, key))
+            .any(|&(_, name)| crate::names::same_found(|| c.name_bytes(name), key))
         {
             return Some(true);
         }
@@ -660,7 +670,9 @@ pub(crate) struct Compiled {
     pub(crate) limits: Vec<Limit>,
     pub(crate) strings: Vec<Arc<str>>,
     /// `properties` entries, sorted by name within each keyword's span (for lookups).
-    pub(crate) properties: Vec<(Arc<str>, NodeId)>,
+    pub(crate) properties: Vec<(Name, NodeId)>,
+    /// The text of the [`Name`]s, end to end.
+    pub(crate) name_text: String,
     /// Indices into `properties`, cheapest first within each span (for evaluation).
     pub(crate) property_order: Vec<u32>,
     /// Beside `properties`: the property's position in its span's `property_order`.
@@ -784,6 +796,31 @@ pub(crate) enum AnnotationValue {
 }
 
 impl Compiled {
+    /// The text of a property name.
+    #[inline(always)]
+    pub(crate) fn name(&self, n: Name) -> &str {
+        // (A range the compiler made: `get` only keeps a bug from panicking.)
+        self.name_text
+            .get(n.start as usize..n.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The bytes of a property name (no character boundary to check: for comparisons on
+    /// the validation path).
+    #[inline(always)]
+    pub(crate) fn name_bytes(&self, n: Name) -> &[u8] {
+        self.name_text
+            .as_bytes()
+            .get(n.start as usize..n.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The name of entry `i` of `properties`.
+    #[inline(always)]
+    pub(crate) fn property_name(&self, i: usize) -> &str {
+        self.name(self.properties[i].0)
+    }
+
     /// An annotation's name and value (the value is built: `evaluate` hands it out).
     pub(crate) fn annotation(&self, a: Annotation) -> (&str, Value) {
         let other = |i: u32| self.annotation_others.get(i as usize);
@@ -843,7 +880,11 @@ impl Compiled {
         shrink(&mut self.strings);
         shrink(&mut self.annotation_values);
         shrink(&mut self.annotation_others);
-        for text in [&mut self.annotation_text, &mut self.pointer_text] {
+        for text in [
+            &mut self.annotation_text,
+            &mut self.pointer_text,
+            &mut self.name_text,
+        ] {
             if (text.is_empty() && text.capacity() > 0) || text.capacity() > text.len() + 256 {
                 text.shrink_to_fit();
             }
@@ -989,7 +1030,7 @@ impl Compiled {
             start,
             mask,
             crate::names::signature(s),
-            |v| matches!(v, Value::String(t) if crate::names::same_found(t, s)),
+            |v| matches!(v, Value::String(t) if crate::names::same_found(|| t.as_bytes(), s)),
         )
     }
 
