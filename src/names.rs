@@ -58,11 +58,10 @@ pub(crate) const EXACT_BELOW: usize = 8;
 /// Whether `name` is `key`, given that their signatures are equal: for a key shorter than
 /// [`EXACT_BELOW`] bytes it is (the mixing is a bijection, and the summaries of short
 /// strings are the strings themselves, apart from every longer string's), with no byte
-/// read (nor looked up: `name` is only called for a longer key, which is compared byte by
-/// byte).
+/// read; a longer key is compared byte by byte.
 #[inline(always)]
-pub(crate) fn same_found<'n>(name: impl FnOnce() -> &'n [u8], key: &str) -> bool {
-    key.len() < EXACT_BELOW || same_bytes(name(), key.as_bytes())
+pub(crate) fn same_found(name: &str, key: &str) -> bool {
+    key.len() < EXACT_BELOW || same(name, key)
 }
 
 #[inline(always)]
@@ -86,12 +85,7 @@ const fn read_u32(b: &[u8], at: usize) -> u32 {
 /// Byte equality of two strings, inline for the short names schemas use (no call).
 #[inline(always)]
 pub(crate) fn same(a: &str, b: &str) -> bool {
-    same_bytes(a.as_bytes(), b.as_bytes())
-}
-
-/// [`same`] for bytes.
-#[inline(always)]
-pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
     }
@@ -214,8 +208,8 @@ mod tests {
         ] {
             assert_eq!(summary(s) >> 63, 1, "{s:?}");
         }
-        assert!(same_found(|| b"name", "name"));
-        assert!(same_found(|| b"longer name", "longer name"));
-        assert!(!same_found(|| b"longer nbme", "longer name"));
+        assert!(same_found("name", "name"));
+        assert!(same_found("longer name", "longer name"));
+        assert!(!same_found("longer nbme", "longer name"));
     }
 }

@@ -55,15 +55,6 @@ impl Span {
     }
 }
 
-/// A property name the schema declares: a range of `Compiled::name_text`, where all of
-/// them are end to end (one buffer, not an allocation per name). Compared by text through
-/// [`Compiled::name`], never as a range: two ranges may hold the same name.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Name {
-    pub(crate) start: u32,
-    pub(crate) end: u32,
-}
-
 /// One keyword of a node, ready to evaluate.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Keyword {
@@ -180,8 +171,7 @@ impl Names<'_> {
     #[inline(always)]
     pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
         let summary = crate::names::summary(key);
-        let same =
-            |i: u32| crate::names::same_found(|| c.name_bytes(c.properties[i as usize].0), key);
+        let same = |i: u32| crate::names::same_found(&c.properties[i as usize].0, key);
         match self {
             // (Equal summaries of different names are rare; the scan goes on past them.)
             Names::Scan(entries) => entries
@@ -428,7 +418,7 @@ fn holds(values: &[Value], x: &Value) -> bool {
 /// Discriminator dispatch of one `oneOf`/`anyOf`: a filter per branch on one property.
 #[derive(Debug, Clone)]
 pub(crate) struct Dispatch {
-    pub(crate) property: Name,
+    pub(crate) property: Arc<str>,
     pub(crate) filters: Vec<Filter>,
     /// When the property holds a string: (signature of a string a branch admits, the
     /// branch, where the string's bytes are in `texts`), by signature; empty when not
@@ -534,7 +524,7 @@ impl Limit {
 /// with each arm's literals instead of evaluating each condition.
 #[derive(Debug, Clone)]
 pub(crate) struct IfChain {
-    pub(crate) key: Name,
+    pub(crate) key: Arc<str>,
     /// The chain's branches, in `allOf` order; the others are evaluated as they are.
     pub(crate) arms: Box<[IfArm]>,
 }
@@ -544,7 +534,7 @@ pub(crate) struct IfChain {
 /// and not `required`.
 #[derive(Debug, Clone)]
 pub(crate) struct PropertyTest {
-    pub(crate) name: Name,
+    pub(crate) name: Arc<str>,
     pub(crate) values: Span,
     pub(crate) required: bool,
 }
@@ -577,7 +567,7 @@ pub(crate) struct IfArm {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Unevaluated {
     /// The `properties` names met, sorted by summary (`names::summary`).
-    pub(crate) names: Box<[(u64, Name)]>,
+    pub(crate) names: Box<[(u64, Arc<str>)]>,
     /// The `patternProperties` patterns met.
     pub(crate) patterns: Box<[u32]>,
     /// Every property is evaluated: an `additionalProperties` (or a nested
@@ -601,7 +591,7 @@ impl Unevaluated {
         if self.names[at..]
             .iter()
             .take_while(|(s, _)| *s == summary)
-            .any(|&(_, name)| crate::names::same_found(|| c.name_bytes(name), key))
+            .any(|(_, name)| crate::names::same_found(name, key))
         {
             return Some(true);
         }
@@ -670,9 +660,7 @@ pub(crate) struct Compiled {
     pub(crate) limits: Vec<Limit>,
     pub(crate) strings: Vec<Arc<str>>,
     /// `properties` entries, sorted by name within each keyword's span (for lookups).
-    pub(crate) properties: Vec<(Name, NodeId)>,
-    /// The text of the [`Name`]s, end to end.
-    pub(crate) name_text: String,
+    pub(crate) properties: Vec<(Arc<str>, NodeId)>,
     /// Indices into `properties`, cheapest first within each span (for evaluation).
     pub(crate) property_order: Vec<u32>,
     /// Beside `properties`: the property's position in its span's `property_order`.
@@ -796,31 +784,6 @@ pub(crate) enum AnnotationValue {
 }
 
 impl Compiled {
-    /// The text of a property name.
-    #[inline(always)]
-    pub(crate) fn name(&self, n: Name) -> &str {
-        // (A range the compiler made: `get` only keeps a bug from panicking.)
-        self.name_text
-            .get(n.start as usize..n.end as usize)
-            .unwrap_or_default()
-    }
-
-    /// The bytes of a property name (no character boundary to check: for comparisons on
-    /// the validation path).
-    #[inline(always)]
-    pub(crate) fn name_bytes(&self, n: Name) -> &[u8] {
-        self.name_text
-            .as_bytes()
-            .get(n.start as usize..n.end as usize)
-            .unwrap_or_default()
-    }
-
-    /// The name of entry `i` of `properties`.
-    #[inline(always)]
-    pub(crate) fn property_name(&self, i: usize) -> &str {
-        self.name(self.properties[i].0)
-    }
-
     /// An annotation's name and value (the value is built: `evaluate` hands it out).
     pub(crate) fn annotation(&self, a: Annotation) -> (&str, Value) {
         let other = |i: u32| self.annotation_others.get(i as usize);
@@ -880,11 +843,7 @@ impl Compiled {
         shrink(&mut self.strings);
         shrink(&mut self.annotation_values);
         shrink(&mut self.annotation_others);
-        for text in [
-            &mut self.annotation_text,
-            &mut self.pointer_text,
-            &mut self.name_text,
-        ] {
+        for text in [&mut self.annotation_text, &mut self.pointer_text] {
             if (text.is_empty() && text.capacity() > 0) || text.capacity() > text.len() + 256 {
                 text.shrink_to_fit();
             }
@@ -1030,7 +989,7 @@ impl Compiled {
             start,
             mask,
             crate::names::signature(s),
-            |v| matches!(v, Value::String(t) if crate::names::same_found(|| t.as_bytes(), s)),
+            |v| matches!(v, Value::String(t) if crate::names::same_found(t, s)),
         )
     }
 

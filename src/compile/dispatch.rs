@@ -10,7 +10,7 @@
 //! exclusive (no instance matches two branches), so that the first match decides.
 
 use crate::json;
-use crate::schema::{Compiled, Dispatch, Filter, Keyword, Name, NodeId, Span};
+use crate::schema::{Compiled, Dispatch, Filter, Keyword, NodeId, Span};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -47,7 +47,7 @@ fn reset_work() {
 
 /// The `properties` a keyword evaluates (its own, or the fused siblings of
 /// `additionalProperties`).
-fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Name, NodeId)] {
+fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Arc<str>, NodeId)] {
     match *kw {
         Keyword::Properties(span) => &c.properties[span.range()],
         Keyword::AdditionalProperties(i) => {
@@ -227,7 +227,7 @@ fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
             Keyword::Const(i) if !c.values[i as usize].is_object() => Filter::Reject,
             Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
                 let props = declared_properties(c, kw);
-                match props.binary_search_by(|&(n, _)| c.name(n).cmp(prop)) {
+                match props.binary_search_by(|(n, _)| n.as_ref().cmp(prop)) {
                     Ok(i) => Filter::Accept {
                         values: pinned_values(c, props[i].1, depth + 1).map(Cow::into_owned),
                         excluded: excluded_values(c, props[i].1, depth + 1),
@@ -259,18 +259,16 @@ fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filter {
 }
 
 /// Property names a branch pins with `const`/`enum` (directly or through references).
-fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec<Name>) {
+fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec<Arc<str>>) {
     if depth > MAX_DEPTH || !work() {
         return;
     }
     for kw in c.keywords_of(node) {
         match *kw {
             Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
-                for &(name, child) in declared_properties(c, kw) {
-                    if is_pinned(c, child, depth + 1)
-                        && !out.iter().any(|&n| c.name(n) == c.name(name))
-                    {
-                        out.push(name);
+                for (name, child) in declared_properties(c, kw) {
+                    if is_pinned(c, *child, depth + 1) && !out.contains(name) {
+                        out.push(name.clone());
                     }
                 }
             }
@@ -291,27 +289,26 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         return None;
     }
     // The property pinned in the most branches.
-    let mut counts: Vec<(Name, usize)> = Vec::new();
-    let mut names = Vec::new();
+    let mut counts: Vec<(Arc<str>, usize)> = Vec::new();
     for &b in branches {
-        names.clear();
+        let mut names = Vec::new();
         pinned_names(c, b, 0, &mut names);
-        for &n in &names {
-            match counts.iter_mut().find(|(m, _)| c.name(*m) == c.name(n)) {
+        for n in names {
+            match counts.iter_mut().find(|(m, _)| *m == n) {
                 Some((_, k)) => *k += 1,
                 None => counts.push((n, 1)),
             }
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| c.name(a.0).cmp(c.name(b.0))));
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     // Of the properties pinned in two branches or more, the one that leaves the fewest
     // branches per value: JSON-RPC messages pin `"jsonrpc": "2.0"` in every branch,
     // which rules none out, beside the `method` that tells them apart.
     let mut budget = SPREAD_BUDGET;
-    let mut best: Option<(Name, Vec<Filter>, Spread)> = None;
+    let mut best: Option<(Arc<str>, Vec<Filter>, Spread)> = None;
     // (The few most pinned are scored: each score derives a filter per branch, and
     // FHIR's hundred and more resource types pin several names each.)
-    let candidates: Vec<Name> = counts
+    let candidates: Vec<Arc<str>> = counts
         .into_iter()
         .take_while(|(_, k)| *k >= 2)
         .take(CANDIDATES)
@@ -319,10 +316,7 @@ fn build(c: &Compiled, span: Span) -> Option<Dispatch> {
         .collect();
     let alone = candidates.len() == 1;
     for prop in candidates {
-        let filters: Vec<Filter> = branches
-            .iter()
-            .map(|&b| filter(c, b, c.name(prop), 0))
-            .collect();
+        let filters: Vec<Filter> = branches.iter().map(|&b| filter(c, b, &prop, 0)).collect();
         if alone {
             // (Nothing to compare it with.)
             best = Some((prop, filters, (0, 0)));
@@ -569,12 +563,12 @@ fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> bool {
     c.keywords_of(node).iter().any(|kw| match *kw {
         Keyword::Properties(_) => declared_properties(c, kw)
             .iter()
-            .any(|&(n, child)| c.name(n) == name && c.is_false_schema(child)),
+            .any(|(n, child)| n.as_ref() == name && c.is_false_schema(*child)),
         Keyword::AdditionalProperties(i) => {
             let add = c.additional[i as usize];
             match declared_properties(c, kw)
                 .iter()
-                .find(|&&(n, _)| c.name(n) == name)
+                .find(|(n, _)| n.as_ref() == name)
             {
                 Some((_, child)) => c.is_false_schema(*child),
                 None => c.is_false_schema(add.node) && add.patterns.len() == 0,
@@ -871,7 +865,7 @@ mod tests {
         let d = c
             .dispatches
             .get(c.list_dispatch[span.start as usize] as usize)?;
-        Some(c.name(d.property).to_string())
+        Some(d.property.to_string())
     }
 
     #[test]

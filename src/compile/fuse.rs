@@ -13,7 +13,7 @@
 //! path goes on to that node; the error path evaluates, and reports, the branches.
 
 use crate::json::TypeSet;
-use crate::schema::{Additional, Compiled, Keyword, KeywordName, Name, Node, NodeId, Shape, Span};
+use crate::schema::{Additional, Compiled, Keyword, KeywordName, Node, NodeId, Shape, Span};
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -342,26 +342,26 @@ fn build(c: &mut Compiled, node: NodeId, p: Parts, fusion: &mut Fusion) -> NodeI
         let others: smallvec::SmallVec<[NodeId; 8]> = p.walks.iter().map(|&(_, o)| o).collect();
         let mut cursor: smallvec::SmallVec<[u32; 8]> =
             p.walks.iter().map(|(span, _)| span.start).collect();
-        let mut entries: Vec<(Name, NodeId)> = Vec::new();
+        let mut entries: Vec<(Arc<str>, NodeId)> = Vec::new();
         let mut all = Vec::new();
         loop {
-            let mut least: Option<Name> = None;
+            let mut least: Option<&Arc<str>> = None;
             for (w, (span, _)) in p.walks.iter().enumerate() {
                 if cursor[w] < span.end {
-                    let name = c.properties[cursor[w] as usize].0;
-                    if least.is_none_or(|l| before(c.name(name), c.name(l))) {
+                    let name = &c.properties[cursor[w] as usize].0;
+                    if least.is_none_or(|l| before(name, l)) {
                         least = Some(name);
                     }
                 }
             }
-            let Some(name) = least else {
+            let Some(name) = least.cloned() else {
                 break;
             };
             all.clear();
             let mut fallback = NodeId::NONE;
             for (w, (span, _)) in p.walks.iter().enumerate() {
                 let at = cursor[w];
-                if at < span.end && crate::names::same(c.property_name(at as usize), c.name(name)) {
+                if at < span.end && crate::names::same(&c.properties[at as usize].0, &name) {
                     let child = c.properties[at as usize].1;
                     all.push(child);
                     if fallback.is_none() {

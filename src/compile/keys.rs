@@ -38,7 +38,7 @@ macro_rules! keywords {
                 $(sig::$variant => Kw::$variant,)*
                 _ => return None,
             };
-            same_found(|| NAMES[kw as usize].as_bytes(), name).then_some(kw)
+            same_found(NAMES[kw as usize], name).then_some(kw)
         }
     };
 }

@@ -250,7 +250,6 @@ impl<'a> Compiler<'a> {
                 limits: Vec::new(),
                 strings: Vec::new(),
                 properties: Vec::new(),
-                name_text: String::new(),
                 property_order: Vec::new(),
                 property_sigs: Vec::new(),
                 property_tables: Vec::new(),
@@ -341,8 +340,6 @@ impl<'a> Compiler<'a> {
         self.out.node_lists.reserve(items);
         self.out.strings.reserve(items.min(members));
         self.out.annotation_text.reserve(size.text.min(MAX * 16));
-        // (Property names average under ten bytes; what is left over is given back.)
-        self.out.name_text.reserve(members.min(nodes) * 8);
         // A location takes some fifty bytes on average (25 to 107 over the bench corpus);
         // what is left over is given back (`Compiled::shrink_to_fit`).
         self.out
@@ -1434,23 +1431,6 @@ impl<'a> Compiler<'a> {
         self.out.node_annotations[task.node.index()] = Span { start, end };
     }
 
-    /// The property name `s`, appended to the names' text (while its offsets fit in `u32`:
-    /// past that, an empty name, and the schema is refused as for too many locations).
-    fn name(&mut self, s: &str) -> Name {
-        let text = &mut self.out.name_text;
-        let (start, end) = (text.len(), text.len().saturating_add(s.len()));
-        match (u32::try_from(start), u32::try_from(end)) {
-            (Ok(start), Ok(end)) => {
-                text.push_str(s);
-                Name { start, end }
-            }
-            _ => {
-                self.location_bytes = usize::MAX;
-                Name { start: 0, end: 0 }
-            }
-        }
-    }
-
     /// The string `s`, appended to the annotation text (while its offsets fit in `u32`).
     fn text(&mut self, s: &str) -> AnnotationValue {
         let text = &mut self.out.annotation_text;
@@ -1590,13 +1570,14 @@ impl<'a> Compiler<'a> {
             };
             let start = self.out.properties.len() as u32;
             for (k, v) in props {
-                let entry = (self.name(k), self.child(task, &["properties", k], v));
+                let entry = (
+                    Arc::from(k.as_str()),
+                    self.child(task, &["properties", k], v),
+                );
                 self.out.properties.push(entry);
             }
             // In key order already, unless serde_json keeps insertion order.
-            let (text, entries) = (&self.out.name_text, &mut self.out.properties);
-            let name = |n: Name| text.get(n.start as usize..n.end as usize);
-            entries[start as usize..].sort_by(|a, b| name(a.0).cmp(&name(b.0)));
+            self.out.properties[start as usize..].sort_by(|a, b| a.0.cmp(&b.0));
             props_span = Span {
                 start,
                 end: self.out.properties.len() as u32,

@@ -7,8 +7,8 @@
 
 use crate::json::{INSTANCE_KINDS, TypeSet};
 use crate::schema::{
-    ArraySpec, Compiled, ENUM_SCAN_LIMIT, Keyword, Name, NodeId, ObjectSpec, ObjectWalk,
-    SCAN_LIMIT, Shape, Span,
+    ArraySpec, Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectSpec, ObjectWalk, SCAN_LIMIT,
+    Shape, Span,
 };
 
 /// Caps the estimate so recursive schemas stay finite.
@@ -332,7 +332,7 @@ fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
                     Keyword::Properties(span) => names.extend(
                         c.properties[span.range()]
                             .iter()
-                            .map(|&(name, _)| (crate::names::summary(c.name(name)), name)),
+                            .map(|(name, _)| (crate::names::summary(name), name.clone())),
                     ),
                     Keyword::PatternProperties(span) => {
                         patterns.extend(c.pattern_properties[span.range()].iter().map(|&(p, _)| p))
@@ -372,7 +372,7 @@ fn patterned_names(c: &mut Compiled) {
     for a in &c.additional {
         let patterns = &c.pattern_properties[a.patterns.range()];
         for i in a.properties.range() {
-            let name = c.property_name(i);
+            let name = &c.properties[i].0;
             patterned[i] = patterns
                 .iter()
                 .any(|&(p, _)| !c.patterns[p as usize].rules_out_name(name));
@@ -598,13 +598,13 @@ fn if_chains(c: &mut Compiled) {
         if of.get(span.start as usize).is_some_and(|&k| k != 0) {
             continue;
         }
-        let mut key: Option<Name> = None;
+        let mut key: Option<std::sync::Arc<str>> = None;
         let mut arms = Vec::new();
         for j in 0..span.len() {
             let Some((name, values, then, els)) = if_arm(c, c.node_list(span)[j]) else {
                 continue;
             };
-            if c.name(*key.get_or_insert(name)) != c.name(name) {
+            if key.get_or_insert_with(|| name.clone()).as_ref() != name.as_ref() {
                 continue;
             }
             let values = kept_values(c, values);
@@ -637,7 +637,7 @@ fn if_chains(c: &mut Compiled) {
 /// condition is `properties` of one name, maybe with `required` of it, the name's
 /// schema an `enum` or a `const`. Gives the name, the literals (a span of `values` as it
 /// is, or those the schema's types admit), `then` and `else`.
-fn if_arm(c: &Compiled, b: NodeId) -> Option<(Name, Literals, NodeId, NodeId)> {
+fn if_arm(c: &Compiled, b: NodeId) -> Option<(std::sync::Arc<str>, Literals, NodeId, NodeId)> {
     let n = c.nodes[b.index()];
     let [Keyword::If { cond, then, els }] = c.keywords[n.body()] else {
         return None;
@@ -675,18 +675,18 @@ fn kept_values(c: &mut Compiled, values: Literals) -> Span {
 /// What a node whose body is `properties` of one name, with an `enum` or `const` schema,
 /// maybe beside `required` of that name alone, tests: the name, the literals its schema's
 /// types admit (a span of `values`, or those kept of it), and whether it is required.
-fn literal_test(c: &Compiled, node: NodeId) -> Option<(Name, Literals, bool)> {
+fn literal_test(c: &Compiled, node: NodeId) -> Option<(std::sync::Arc<str>, Literals, bool)> {
     let (properties, required) = match c.keywords[c.nodes[node.index()].body()] {
         [Keyword::Properties(p)] => (p, None),
         [Keyword::Properties(p), Keyword::Required(r)]
         | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
         _ => return None,
     };
-    let [(name, child)] = c.properties[properties.range()] else {
+    let [(ref name, child)] = c.properties[properties.range()] else {
         return None;
     };
     if let Some(r) = required
-        && !matches!(&c.strings[r.range()], [only] if only.as_ref() == c.name(name))
+        && !matches!(&c.strings[r.range()], [only] if only.as_ref() == name.as_ref())
     {
         return None;
     }
@@ -701,7 +701,7 @@ fn literal_test(c: &Compiled, node: NodeId) -> Option<(Name, Literals, bool)> {
             .cloned()
             .collect())
     };
-    Some((name, values, required.is_some()))
+    Some((name.clone(), values, required.is_some()))
 }
 
 /// For a node (past forwards) of one `enum` or `const` and nothing else but a `type`: its
@@ -1347,7 +1347,7 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
         .properties
         .iter()
         .enumerate()
-        .map(|(i, &(name, _))| (crate::names::summary(c.name(name)), i as u32))
+        .map(|(i, (name, _))| (crate::names::summary(name), i as u32))
         .collect();
     let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {

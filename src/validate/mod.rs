@@ -1287,7 +1287,7 @@ fn if_chain(
     instance: &Value,
     ctx: Ctx<'_>,
 ) -> bool {
-    let Some(value) = json::get_key(o, c.name(chain.key)) else {
+    let Some(value) = json::get_key(o, chain.key.as_ref()) else {
         return children
             .iter()
             .all(|child| valid_at(c, *child, instance, ctx));
@@ -1905,7 +1905,7 @@ fn property_test<C: Collector>(
     else {
         return eval_node(c, node, instance, ctx, col);
     };
-    let Some(value) = json::get(o, c.name(test.name)) else {
+    let Some(value) = json::get(o, &test.name) else {
         return !test.required;
     };
     let literals = c.values.get(test.values.range()).unwrap_or_default();
@@ -1961,7 +1961,7 @@ fn properties_by_rank<C: Collector>(
         return false;
     }
     if found > KEPT {
-        return deferred_in_order(c, span, ctx, col, |i| o.get(c.property_name(i)));
+        return deferred_in_order(c, span, ctx, col, |i| o.get(c.properties[i].0.as_ref()));
     }
     // (Insertion sort: a handful of entries.)
     for j in 1..kept.len() {
@@ -2700,9 +2700,9 @@ fn properties<C: Collector>(
         return ok;
     }
     for &i in &c.property_order[span.range()] {
-        let (name, child) = c.properties[i as usize];
-        if let Some((key, value)) = o.get_key_value(c.name(name)) {
-            check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
+        let (name, child) = &c.properties[i as usize];
+        if let Some((key, value)) = o.get_key_value(name.as_ref()) {
+            check!(ok, col, eval_at!(c, *child, value, ctx, Seg::Key(key), col));
         }
     }
     ok
@@ -2727,8 +2727,8 @@ fn applicator_annotation<C: Collector>(
         (Keyword::Properties(span), Value::Object(o)) => {
             let names: Vec<Value> = c.properties[span.range()]
                 .iter()
-                .filter(|&&(n, _)| json::has_key(o, c.name(n)))
-                .map(|&(n, _)| Value::String(c.name(n).to_string()))
+                .filter(|(n, _)| json::has_key(o, n.as_ref()))
+                .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             Value::Array(names)
         }
@@ -2749,8 +2749,8 @@ fn applicator_annotation<C: Collector>(
             let names = &c.properties[a.properties.range()];
             let declared: Vec<Value> = names
                 .iter()
-                .filter(|&&(n, _)| json::has_key(o, c.name(n)))
-                .map(|&(n, _)| Value::String(c.name(n).to_string()))
+                .filter(|(n, _)| json::has_key(o, n.as_ref()))
+                .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             if !names.is_empty() {
                 col.annotate(c, ctx, node, "properties", Value::Array(declared));
@@ -2765,7 +2765,7 @@ fn applicator_annotation<C: Collector>(
             }
             let additional = o.keys().any(|key| {
                 names
-                    .binary_search_by(|&(n, _)| c.name(n).cmp(key.as_str()))
+                    .binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str()))
                     .is_err()
                     && !by_pattern(key)
             });
@@ -2827,7 +2827,7 @@ impl<'c, 'v> Dispatched<'c, 'v> {
         match c.dispatches.get(d as usize) {
             Some(d) => Dispatched {
                 dispatch: Some(d),
-                found: json::get_key(o, c.name(d.property)),
+                found: json::get_key(o, d.property.as_ref()),
                 presence,
             },
             None => Dispatched {

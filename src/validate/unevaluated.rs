@@ -42,7 +42,7 @@ fn evaluated_property(
     stacker::maybe_grow(super::RED_ZONE, super::STACK_SEGMENT, || {
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::Properties(span) => c.properties[span.range()]
-                .binary_search_by(|&(n, _)| c.name(n).cmp(key))
+                .binary_search_by(|(n, _)| n.as_ref().cmp(key))
                 .is_ok(),
             Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
                 .iter()
