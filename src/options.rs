@@ -47,6 +47,7 @@ pub struct Options {
     pub(crate) pattern_budget: usize,
     pub(crate) step_budget: (u64, u64),
     pub(crate) default_draft: Draft,
+    pub(crate) shortcuts: bool,
 }
 
 impl Default for Options {
@@ -72,6 +73,7 @@ impl Options {
                 crate::EVALUATION_STEPS_PER_VALUE,
             ),
             default_draft: Draft::Draft202012,
+            shortcuts: true,
         }
     }
 
@@ -163,6 +165,31 @@ impl Options {
     /// The dialect of a schema that declares no `$schema` (default: 2020-12).
     pub fn default_dialect(mut self, draft: Draft) -> Options {
         self.default_draft = draft;
+        self
+    }
+
+    /// When false, the compiler builds none of its shortcuts (the reference configuration):
+    /// no node shapes or object and array specs, no discriminator dispatch, no `oneOf`
+    /// exclusivity, no `allOf` fusion, no chains of `if`s, no unions of literals, no
+    /// hoisted or inferred types, no evaluation order by cost, no long-`enum` tables, no
+    /// statically resolved dynamic references: the general keyword loop alone decides.
+    /// Verdicts and errors are the same either way (the tests and a fuzz target compare
+    /// the two); only speed differs. Default: true.
+    ///
+    /// ```
+    /// use toolschema::Options;
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"oneOf": [{"const": "a"}, {"const": "b"}]});
+    /// let fast = Options::new().compile(&schema)?;
+    /// let reference = Options::new().shortcuts(false).compile(&schema)?;
+    /// for instance in [json!("a"), json!("c")] {
+    ///     assert_eq!(fast.is_valid(&instance), reference.is_valid(&instance));
+    /// }
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    pub fn shortcuts(mut self, yes: bool) -> Options {
+        self.shortcuts = yes;
         self
     }
 

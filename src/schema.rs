@@ -1154,6 +1154,15 @@ impl Schema {
         }
     }
 
+    /// Every error of `instance`, by the reporting path alone: without the `is_valid` pass
+    /// that [`Schema::validate`] and [`Schema::iter_errors`] start with (and end at, when
+    /// it says yes). For tests that check both paths agree in both directions; not a
+    /// stable API.
+    #[doc(hidden)]
+    pub fn errors_unchecked(&self, instance: &Value) -> Vec<crate::ValidationError> {
+        crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX)
+    }
+
     /// The errors of `instance`, lazily: errors are produced a batch at a time, so a huge
     /// invalid instance never builds an unbounded list.
     pub fn iter_errors<'s, 'v>(&'s self, instance: &'v Value) -> ErrorIter<'s, 'v> {

@@ -5,8 +5,16 @@
 //! `$JSON_SCHEMA_METASCHEMAS` or `../shared/metaschemas`) under their own `$id`s. Every
 //! failure is collected and reported at the end; a skip must be listed in
 //! `suite/skip.txt` with its reason. `SUITE_FILTER=substring` narrows the files run.
+//!
+//! Every schema is compiled twice, with the compiler's shortcuts and without them
+//! (`Options::shortcuts(false)`, the reference configuration), and every test checks that
+//! each path of both (`is_valid`, the reporting path in full, `validate`, `iter_errors`,
+//! `evaluate`) gives the expected verdict (see `tests/support`).
 
 #![allow(dead_code)]
+
+#[path = "../tests/support/mod.rs"]
+pub mod support;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -207,6 +215,20 @@ fn run_in(root: &Path, cfg: &Run) -> Report {
             let gdesc = group["description"].as_str().unwrap_or("");
             let schema = &group["schema"];
             let compiled = options.compile(schema);
+            // The reference configuration must accept and refuse the same schemas.
+            let reference = options.clone().shortcuts(false).compile(schema);
+            let compiled = match (compiled, reference) {
+                (Ok(fast), Ok(reference)) => Ok(support::Both { fast, reference }),
+                (Err(e), Err(_)) => Err(e),
+                (fast, _) => {
+                    report.failures.push(format!(
+                        "{name} :: {gdesc}: only one configuration compiles the schema \
+                         (with shortcuts: {})",
+                        fast.is_ok()
+                    ));
+                    continue;
+                }
+            };
             for test in group["tests"].as_array().into_iter().flatten() {
                 let tdesc = test["description"].as_str().unwrap_or("");
                 if skips
@@ -246,20 +268,13 @@ fn run_in(root: &Path, cfg: &Run) -> Report {
                         }
                     }
                     Err(e) => Err(format!("schema does not compile: {e}")),
-                    Ok(s) => {
-                        let valid = s.is_valid(data);
-                        let validated = s.validate(data).is_ok();
-                        let iterated = s.iter_errors(data).next().is_none();
-                        if valid != expected {
-                            Err(format!("is_valid gave {valid}, expected {expected}"))
-                        } else if validated != valid || iterated != valid {
-                            Err(format!(
-                                "is_valid gave {valid} but validate gave {validated}, iter_errors {iterated}"
-                            ))
-                        } else {
-                            Ok(())
+                    Ok(both) => match support::disagreement(both, data) {
+                        Err(why) => Err(why),
+                        Ok(valid) if valid != expected => {
+                            Err(format!("every path gave {valid}, expected {expected}"))
                         }
-                    }
+                        Ok(_) => Ok(()),
+                    },
                 };
                 match outcome {
                     Ok(()) => passed += 1,

@@ -1,6 +1,8 @@
 //! Every real MCP tool definition in `../shared/corpus/mcp-tools` compiles under the
 //! dialect it declares (input and output schemas), and real bench-corpus schemas too.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use toolschema::Options;
@@ -59,7 +61,7 @@ fn every_corpus_tool_schema_compiles_under_its_dialect() {
                 .and_then(Value::as_str)
                 .unwrap_or("(none: 2020-12)");
             *dialects.entry(dialect.to_string()).or_default() += 1;
-            if let Err(e) = Options::new().compile(schema) {
+            if let Err(e) = support::compile(schema) {
                 failures.push(format!("{} {key}: {e}", f.display()));
             }
         }
@@ -95,10 +97,8 @@ fn every_bench_corpus_schema_compiles() {
             serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("read"))
                 .expect("json");
         // Some real schemas (FHIR) exceed the default subschema cap: trusted input, no caps.
-        if let Err(e) = Options::new()
-            .limits(toolschema::Limits::none())
-            .compile(&schema)
-        {
+        let unlimited = Options::new().limits(toolschema::Limits::none());
+        if let Err(e) = support::compile_with(&unlimited, &schema) {
             failures.push(format!("{}: {e}", schema_path.display()));
         }
         if let Err(e) = Options::new().compile(&schema) {
@@ -114,7 +114,8 @@ fn every_bench_corpus_schema_compiles() {
 }
 
 /// The fail-fast path (`is_valid`) takes shortcuts the reporting path does not; on every
-/// real instance of the bench corpus both must agree, and agree with `expected.json` where
+/// real instance of the bench corpus every path of both configurations must agree
+/// (`support::disagreement`), and agree with `expected.json` where
 /// a case has one.
 #[test]
 fn every_bench_corpus_instance_gets_one_answer_on_both_paths() {
@@ -128,25 +129,24 @@ fn every_bench_corpus_instance_gets_one_answer_on_both_paths() {
             continue;
         };
         let schema: Value = serde_json::from_str(&schema).expect("schema json");
-        let compiled = Options::new()
+        let options = Options::new()
             .limits(toolschema::Limits::none())
-            .assert_formats(false)
-            .compile(&schema)
-            .expect("compiles");
+            .assert_formats(false);
+        let compiled = support::compile_with(&options, &schema).expect("compiles");
         let expected: Option<Vec<bool>> = std::fs::read_to_string(dir.join("expected.json"))
             .ok()
             .map(|text| serde_json::from_str(&text).expect("expected.json"));
         let lines = instances.lines().filter(|l| !l.trim().is_empty());
         for (i, line) in lines.enumerate() {
             let instance: Value = serde_json::from_str(line).expect("instance json");
-            let fast = compiled.is_valid(&instance);
-            let reported = compiled.validate(&instance).is_ok();
             let wanted = expected.as_ref().and_then(|e| e.get(i).copied());
-            if fast != reported || wanted.is_some_and(|w| w != fast) {
-                disagreements.push(format!(
-                    "{} #{i}: is_valid {fast}, validate {reported}, expected {wanted:?}",
+            match support::disagreement(&compiled, &instance) {
+                Err(why) => disagreements.push(format!("{} #{i}: {why}", dir.display())),
+                Ok(v) if wanted.is_some_and(|w| w != v) => disagreements.push(format!(
+                    "{} #{i}: every path gave {v}, expected {wanted:?}",
                     dir.display()
-                ));
+                )),
+                Ok(_) => {}
             }
             checked += 1;
         }

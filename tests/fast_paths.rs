@@ -3,14 +3,24 @@
 //! properties walk, `$ref`-only nodes forwarded, typed `items` tested inline. Each case
 //! here must give the same answer on both paths, and the answer written beside it.
 
-use serde_json::{Value, json};
-use toolschema::{Draft, Options, Schema};
+//!
+//! Every verdict goes through `support::check`: every path, under the default and the
+//! reference configuration, in both directions.
 
-fn check(schema: &Schema, instance: &Value, expected: bool) {
-    let fast = schema.is_valid(instance);
-    let reported = schema.validate(instance).is_ok();
-    assert_eq!(fast, reported, "paths disagree on {instance}");
-    assert_eq!(fast, expected, "wrong answer on {instance}");
+mod support;
+
+use serde_json::{Value, json};
+use support::{Both, CompileBoth, check};
+use toolschema::{Draft, Options};
+
+/// The default and the reference compilation of `schema` (see `support::compile`).
+struct Schema;
+
+impl Schema {
+    #[track_caller]
+    fn compile(schema: &Value) -> Result<Both, toolschema::SchemaError> {
+        support::compile(schema)
+    }
 }
 
 #[test]
@@ -49,7 +59,7 @@ fn required_names_not_all_declared_are_still_looked_up() {
 fn repeated_required_names_are_refused() {
     // Counting required names during the walk relies on their being distinct.
     for draft in [Draft::Draft4, Draft::Draft7, Draft::Draft202012] {
-        let result = Options::new().default_dialect(draft).compile(&json!({
+        let result = Options::new().default_dialect(draft).compile_both(&json!({
             "properties": {"a": {}, "b": {}},
             "required": ["a", "a"]
         }));
@@ -109,7 +119,7 @@ fn hoisted_types_and_draft4_integers() {
     check(&schema, &json!("3"), false);
     let draft4 = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({"type": "integer"}))
+        .compile_both(&json!({"type": "integer"}))
         .unwrap();
     check(&draft4, &json!(3), true);
     check(&draft4, &json!(3.0), false);
@@ -118,7 +128,7 @@ fn hoisted_types_and_draft4_integers() {
     let draft4 = |schema: Value| {
         Options::new()
             .default_dialect(Draft::Draft4)
-            .compile(&schema)
+            .compile_both(&schema)
             .unwrap()
     };
     let numbers = draft4(json!({"type": "number", "maximum": 5}));
@@ -133,7 +143,7 @@ fn hoisted_types_and_draft4_integers() {
     check(&no_numbers, &json!("a"), true);
     check(&no_numbers, &json!(null), true);
     check(&no_numbers, &json!(3.0), false);
-    let message = |schema: &Schema, instance: Value| {
+    let message = |schema: &Both, instance: Value| {
         schema
             .validate(&instance)
             .unwrap_err()
@@ -389,7 +399,7 @@ fn unions_of_disjoint_types_pick_the_branch_by_type() {
     // Draft 4 counts 1.0 as a number, not an integer: the branch the number picks says so.
     let schema = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]}))
+        .compile_both(&json!({"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]}))
         .unwrap();
     check(&schema, &json!(1), true);
     check(&schema, &json!(1.0), false);
@@ -549,7 +559,7 @@ fn arrays_of_typed_items() {
     // Draft 4: `1.0` is no integer.
     let draft4 = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({"type": "array", "items": {"type": "integer"}}))
+        .compile_both(&json!({"type": "array", "items": {"type": "integer"}}))
         .unwrap();
     check(&draft4, &json!([1, 2]), true);
     check(&draft4, &json!([1, 2.0]), false);
@@ -1305,7 +1315,7 @@ fn types_inferred_through_references_and_branches() {
     // Draft 4: `1.0` is no integer, through a reference too.
     let draft4 = Options::new().default_dialect(Draft::Draft4);
     let schema = draft4
-        .compile(&json!({
+        .compile_both(&json!({
             "definitions": {"int": {"type": "integer"}},
             "anyOf": [{"$ref": "#/definitions/int"}, {"enum": ["x"]}]
         }))
@@ -1451,7 +1461,7 @@ fn forwards_that_end_on_a_type_are_decided_by_the_types_of_the_chain() {
     // Draft 4 integers (1.0 is not one) keep the keyword's finer check.
     let schema = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({
+        .compile_both(&json!({
             "definitions": {"i": {"type": "integer"}, "j": {"$ref": "#/definitions/i"}},
             "items": {"$ref": "#/definitions/j"}
         }))
@@ -1659,7 +1669,7 @@ fn lone_tuples_check_each_position() {
     .unwrap();
     let draft7 = Options::new()
         .default_dialect(Draft::Draft7)
-        .compile(&json!({
+        .compile_both(&json!({
             "items": [{"type": "integer"}, {"$ref": "#/definitions/s"}, {"minimum": 3}],
             "definitions": {"s": {"type": "string", "maxLength": 2}}
         }))
@@ -1683,7 +1693,7 @@ fn lone_tuples_check_each_position() {
     let bounded = |dialect: Draft, items: &str| {
         Options::new()
             .default_dialect(dialect)
-            .compile(&json!({
+            .compile_both(&json!({
                 "minItems": 1,
                 "maxItems": 3,
                 (items): [{"type": "number"}, {"type": "string"}, {"type": "boolean"}]
@@ -2065,7 +2075,7 @@ fn unions_of_literals_with_shared_values() {
     // Draft 4: 1.0 is no integer.
     let draft4 = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({"anyOf": [{"type": "integer", "enum": [1.0, 2]}, {"enum": ["a"]}]}))
+        .compile_both(&json!({"anyOf": [{"type": "integer", "enum": [1.0, 2]}, {"enum": ["a"]}]}))
         .unwrap();
     check(&draft4, &json!(2), true);
     check(&draft4, &json!(1.0), false);
@@ -3042,7 +3052,7 @@ fn tuples_with_items_after_them() {
     // Draft 7: `items` as an array, `additionalItems` false or a schema.
     let closed = Options::new()
         .default_dialect(Draft::Draft7)
-        .compile(&json!({
+        .compile_both(&json!({
             "type": "array",
             "minItems": 1,
             "items": [{"type": "string"}, {"type": "integer"}],
@@ -3057,7 +3067,7 @@ fn tuples_with_items_after_them() {
     check(&closed, &json!({"0": "a"}), false);
     let typed_rest = Options::new()
         .default_dialect(Draft::Draft7)
-        .compile(&json!({
+        .compile_both(&json!({
             "items": [{"type": "string"}],
             "additionalItems": {"type": "boolean"},
             "maxItems": 3
@@ -3273,7 +3283,7 @@ fn typed_roots_that_forward_to_an_object_walk() {
     // Draft-4 integers (1.0 is not one) stay with the root's own check.
     let schema = Options::new()
         .default_dialect(Draft::Draft4)
-        .compile(&json!({
+        .compile_both(&json!({
             "type": ["object", "integer"],
             "allOf": [{"$ref": "#/definitions/base"}],
             "definitions": {"base": {"properties": {"a": {"type": "string"}}}}

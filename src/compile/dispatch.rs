@@ -468,11 +468,10 @@ fn exclusive(c: &Compiled, span: Span, dispatch: Option<&Dispatch>) -> bool {
     let rejects_all = |node: NodeId, values: &[Value], budget: &mut usize| {
         let node = c.fail_fast_target(node);
         *budget = budget.checked_sub(values.len())?;
-        Some(
-            values
-                .iter()
-                .all(|v| crate::validate::leaf_rejects(c, node, v)),
-        )
+        Some(values.iter().all(|v| {
+            crate::validate::leaf_rejects(c, node, v)
+                && other_spelling(v).is_none_or(|w| crate::validate::leaf_rejects(c, node, &w))
+        }))
     };
     for j in 0..branches.len() {
         for k in j + 1..branches.len() {
@@ -519,6 +518,24 @@ fn exclusive(c: &Compiled, span: Span, dispatch: Option<&Dispatch>) -> bool {
         }
     }
     true
+}
+
+/// A literal stands for every instance equal to it: an integral number both as an integer
+/// and as a float (`1` and `1.0`, which draft 4's `type` tells apart). The spelling of `v`
+/// not written, for such a number; `None` for any other value.
+fn other_spelling(v: &Value) -> Option<Value> {
+    let Value::Number(n) = v else {
+        return None;
+    };
+    if n.is_f64() {
+        let f = n.as_f64()?;
+        // (Integers serde_json keeps as such: past them a float is all there is.)
+        if f.fract() != 0.0 || f.abs() >= 9.2e18 {
+            return None;
+        }
+        return Some(Value::from(f as i64));
+    }
+    serde_json::Number::from_f64(n.as_f64()?).map(Value::Number)
 }
 
 /// Whether `a` requires of an object a property that `b` forbids.

@@ -34,10 +34,22 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     let root_id = c.load_root()?;
     c.run()?;
     c.out.root = root_id;
+    // (The reference configuration resolves every dynamic reference at run time, but the
+    // cycle check judges the statically resolved ones alike in both configurations.)
+    let dynamic = (!options.shortcuts).then(|| c.out.dynamic_refs.clone());
     resolve_outermost_anchors(&mut c.out);
     // Without references the nodes form a tree: no cycle to look for.
     if !c.resolved.is_empty() || !c.out.dynamic_refs.is_empty() {
         cycles::check(&c.out)?;
+    }
+    if let Some(dynamic) = dynamic {
+        // The reference configuration: the tables the general keyword loop reads, and
+        // nothing else (see `Options::shortcuts`).
+        c.out.dynamic_refs = dynamic;
+        c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
+        order::reference_tables(&mut c.out);
+        c.out.shrink_to_fit();
+        return Ok(c.out);
     }
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
     let mut live = order::live_nodes(&c.out, c.definitions > 0);
@@ -1207,7 +1219,7 @@ impl<'a> Compiler<'a> {
                     start,
                     end: self.out.values.len() as u32,
                 };
-                if span.len() > crate::schema::ENUM_SCAN_LIMIT {
+                if span.len() > crate::schema::ENUM_SCAN_LIMIT && self.options.shortcuts {
                     order::enum_table(&mut self.out, span);
                 }
                 self.push_keyword(Keyword::Enum(span), "enum");

@@ -1455,3 +1455,33 @@ fn fuse_required(c: &mut Compiled, live: &[u32]) {
         c.required_walked[required.start as usize] = true;
     }
 }
+
+/// The tables the general keyword loop reads, for the reference configuration (see
+/// `Options::shortcuts`): name lookups, and evaluation in compiled order. No shape, type
+/// hoisting, cost order, fused `required`, forward skipping or other shortcut is made;
+/// every node keeps the general shape and all types.
+pub(crate) fn reference_tables(c: &mut Compiled) {
+    let all: Vec<u32> = (0..c.nodes.len() as u32).collect();
+    property_tables(c, &all);
+    let n = c.properties.len();
+    c.property_order = (0..n as u32).collect();
+    c.property_rank = vec![0; n];
+    for i in all.iter().map(|&i| i as usize) {
+        for kw in &c.keywords[c.nodes[i].keywords.range()] {
+            if let Keyword::Properties(span) = *kw {
+                for (rank, j) in span.range().enumerate() {
+                    c.property_rank[j] = rank as u32;
+                }
+            }
+        }
+    }
+    // The fail-fast `properties` walks the instance's keys and looks each one up: the
+    // plainest order, with no required name counted on the way.
+    c.deferred_in_name_order = vec![true; n];
+    c.property_required = vec![false; n];
+    c.walk_required = vec![0; n];
+    c.required_walked = vec![false; c.strings.len()];
+    c.property_patterned = vec![false; n];
+    c.property_walk = walk_entries(c, |_, b| b);
+    c.fail_fast_root = c.root;
+}
