@@ -251,7 +251,33 @@ fn error_tree(e: &ValidationError) -> Value {
 struct Tree {
     children: Vec<(String, Tree)>,
     units: Vec<Value>,
-    instance: String,
+    /// The instance location the group's units share: the longest common prefix of
+    /// theirs, by whole segments (`None` until a unit is inserted).
+    instance: Option<String>,
+}
+
+/// The longest JSON pointer both `a` and `b` start with, by whole segments (`/a/b` and
+/// `/a/bc` share `/a`).
+fn common_pointer<'p>(a: &'p str, b: &str) -> &'p str {
+    let mut end = 0;
+    let mut at = 0;
+    for (x, y) in a.bytes().zip(b.bytes()) {
+        if x != y {
+            break;
+        }
+        at += 1;
+        if x == b'/' {
+            // Every segment before this `/` is shared.
+            end = at - 1;
+        }
+    }
+    // `a` and `b` agree up to `at`: a segment ending there (at the end of one, before a
+    // `/` in the other, or at both ends) is shared too.
+    let ends = |p: &str| p.len() == at || p.as_bytes().get(at) == Some(&b'/');
+    if ends(a) && ends(b) {
+        end = at;
+    }
+    &a[..end]
 }
 
 impl Tree {
@@ -269,9 +295,10 @@ impl Tree {
                     }
                 };
                 let child = &mut self.children[idx].1;
-                if child.instance.is_empty() || instance.len() < child.instance.len() {
-                    child.instance = instance.to_string();
-                }
+                child.instance = Some(match child.instance.take() {
+                    None => instance.to_string(),
+                    Some(shared) => common_pointer(&shared, instance).to_string(),
+                });
                 child.insert(rest, instance, unit);
             }
         }
@@ -287,7 +314,7 @@ impl Tree {
         let mut items: Vec<Value> = self.units;
         for (seg, child) in self.children {
             let loc = format!("{keyword_location}/{seg}");
-            let inst = child.instance.clone();
+            let inst = child.instance.clone().unwrap_or_default();
             items.push(child.render(loc, inst, valid, collapse));
         }
         if collapse && items.len() == 1 && !keyword_location.is_empty() {
@@ -304,5 +331,29 @@ impl Tree {
             );
         }
         Value::Object(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_pointer;
+
+    #[test]
+    fn common_pointers_end_at_whole_segments() {
+        for (a, b, shared) in [
+            ("/a/b", "/a/c", "/a"),
+            ("/a/b", "/a/bc", "/a"),
+            ("/a/bc", "/a/b", "/a"),
+            ("/a/b", "/a/b", "/a/b"),
+            ("/a/b", "/a/b/c", "/a/b"),
+            ("/a/b/c", "/a/b", "/a/b"),
+            ("/a", "/b", ""),
+            ("", "/a", ""),
+            ("/x/0", "/y/0", ""),
+            ("/", "/a", ""),
+            ("/", "/", "/"),
+        ] {
+            assert_eq!(common_pointer(a, b), shared, "{a} {b}");
+        }
     }
 }

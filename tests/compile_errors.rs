@@ -405,3 +405,32 @@ fn older_drafts_are_declared_dialects() {
     .unwrap();
     assert!(!s.is_valid(&json!({"x": 5})));
 }
+
+/// Draft 2019-09 defines `$recursiveRef` for `"#"` alone and lets implementations refuse
+/// other values: they are refused at their location, not read as `"#"` (which once gave an
+/// error about reference cycles, or a wrong target).
+#[test]
+fn recursive_refs_other_than_the_root_are_refused() {
+    for value in ["#/$defs/a", "#a", "other.json", "#/"] {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$defs": {"a": {"type": "integer"}},
+            "properties": {"x": {"$recursiveRef": value}}
+        });
+        let e = Options::new().compile(&schema).unwrap_err();
+        assert_eq!(e.kind(), SchemaErrorKind::InvalidKeyword, "{value}: {e}");
+        assert_eq!(e.location(), "/properties/x/$recursiveRef", "{value}: {e}");
+        assert!(e.message().contains("must be \"#\""), "{value}: {e}");
+        assert!(!e.message().contains("cycle"), "{value}: {e}");
+    }
+    // `"#"` itself still compiles, and recurses.
+    let schema = Options::new()
+        .compile(&json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "properties": {"x": {"$recursiveRef": "#"}},
+            "type": "object"
+        }))
+        .unwrap();
+    assert!(schema.is_valid(&json!({"x": {"x": {}}})));
+    assert!(!schema.is_valid(&json!({"x": {"x": 1}})));
+}

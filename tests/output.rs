@@ -170,10 +170,12 @@ fn every_path_agrees_on_the_whole_suite() {
     let mut checked = 0;
     for file in files(&root) {
         for group in read(&file).as_array().into_iter().flatten() {
-            let schema = options.compile(&group["schema"]).expect("compiles");
+            let schema =
+                runner::support::compile_with(&options, &group["schema"]).expect("compiles");
             for test in group["tests"].as_array().into_iter().flatten() {
                 let data = &test["data"];
-                let valid = schema.is_valid(data);
+                // Every path of both configurations, both ways (see `tests/support`).
+                let valid = runner::support::verdict(&schema, data);
                 let evaluation = schema.evaluate(data);
                 assert_eq!(
                     valid,
@@ -233,4 +235,55 @@ fn absolute_locations_encode_fragments() {
             "https://example.com/s#/properties/t~0~1/maxLength",
         ]
     );
+}
+
+/// Every group of `detailed` output below `unit`, with the locations of the units in it:
+/// (group's location, each unit's location), for the prefix check below.
+fn groups(unit: &Value, out: &mut Vec<(String, Vec<String>)>) -> Vec<String> {
+    let own = unit["instanceLocation"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut below = Vec::new();
+    for child in unit["errors"].as_array().into_iter().flatten() {
+        below.extend(groups(child, out));
+    }
+    if below.is_empty() {
+        return vec![own];
+    }
+    out.push((own.clone(), below.clone()));
+    below
+}
+
+/// A `detailed` group's `instanceLocation` is the common prefix of its members' (by whole
+/// segments), not the shortest member's: `/a/x` and `/a/y` are grouped at `/a`.
+#[test]
+fn detailed_groups_sit_at_the_common_instance_prefix() {
+    let schema = toolschema::Schema::compile(&serde_json::json!({
+        "properties": {"a": {"properties": {
+            "x": {"type": "string"},
+            "xy": {"type": "string"},
+            "y": {"type": "string", "minLength": 2}
+        }}}
+    }))
+    .unwrap();
+    let detailed = schema
+        .evaluate(&serde_json::json!({"a": {"x": 1, "xy": 2, "y": 3}}))
+        .detailed();
+    let mut found = Vec::new();
+    groups(&detailed, &mut found);
+    // The group of the three properties' errors.
+    let group = found
+        .iter()
+        .find(|(_, members)| members.len() == 3)
+        .unwrap_or_else(|| panic!("no group of three in {detailed:#}"));
+    assert_eq!(group.0, "/a", "{detailed:#}");
+    for (at, members) in &found {
+        for m in members {
+            assert!(
+                m == at || m.starts_with(&format!("{at}/")) || at.is_empty(),
+                "{m} is not below its group's {at}: {detailed:#}"
+            );
+        }
+    }
 }

@@ -1363,6 +1363,15 @@ impl<'a> Compiler<'a> {
             let r = r
                 .as_str()
                 .ok_or_else(|| invalid(ptr, "$recursiveRef", "must be a string"))?;
+            // Draft 2019-09 defines the keyword for "#" alone and lets implementations
+            // refuse other values (core, 8.2.4.2.1): refused, rather than read as "#".
+            if r != "#" {
+                return Err(invalid(
+                    ptr,
+                    "$recursiveRef",
+                    "must be \"#\" (draft 2019-09 defines no other value)",
+                ));
+            }
             self.add_ref(task, r, "$recursiveRef")?;
         }
 
