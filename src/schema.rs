@@ -107,30 +107,86 @@ pub(crate) enum Keyword {
     Content(u32),
 }
 
+/// The pattern of every assertion keyword: those that look at the instance alone and
+/// apply no subschema. With [`applicator_keywords!`], every variant of [`Keyword`] is in
+/// exactly one of the two: a new keyword breaks every `match` that lists them until it is
+/// put in one, and every `match` that lists variants one by one until it is decided there.
+macro_rules! assertion_keywords {
+    () => {
+        $crate::schema::bound_keywords!() | $crate::schema::other_assertion_keywords!()
+    };
+}
+pub(crate) use assertion_keywords;
+
+/// The pattern of the four numeric bounds (`maximum`, `exclusiveMaximum`, `minimum`,
+/// `exclusiveMinimum`), assertion keywords with a limit each.
+macro_rules! bound_keywords {
+    () => {
+        $crate::schema::Keyword::Maximum(_)
+            | $crate::schema::Keyword::ExclusiveMaximum(_)
+            | $crate::schema::Keyword::Minimum(_)
+            | $crate::schema::Keyword::ExclusiveMinimum(_)
+    };
+}
+pub(crate) use bound_keywords;
+
+/// The pattern of the assertion keywords other than the numeric bounds.
+macro_rules! other_assertion_keywords {
+    () => {
+        $crate::schema::Keyword::False
+            | $crate::schema::Keyword::Type(_)
+            | $crate::schema::Keyword::Const(_)
+            | $crate::schema::Keyword::Enum(_)
+            | $crate::schema::Keyword::MultipleOf(_)
+            | $crate::schema::Keyword::MaxLength(_)
+            | $crate::schema::Keyword::MinLength(_)
+            | $crate::schema::Keyword::Pattern(_)
+            | $crate::schema::Keyword::Format(_)
+            | $crate::schema::Keyword::MaxItems(_)
+            | $crate::schema::Keyword::MinItems(_)
+            | $crate::schema::Keyword::UniqueItems
+            | $crate::schema::Keyword::MaxProperties(_)
+            | $crate::schema::Keyword::MinProperties(_)
+            | $crate::schema::Keyword::Required(_)
+            | $crate::schema::Keyword::DependentRequired(_)
+            | $crate::schema::Keyword::Content(_)
+    };
+}
+pub(crate) use other_assertion_keywords;
+
+/// The pattern of every applicator keyword: those that apply a subschema (see
+/// [`assertion_keywords!`]).
+macro_rules! applicator_keywords {
+    () => {
+        $crate::schema::Keyword::Properties(_)
+            | $crate::schema::Keyword::PatternProperties(_)
+            | $crate::schema::Keyword::AdditionalProperties(_)
+            | $crate::schema::Keyword::PropertyNames(_)
+            | $crate::schema::Keyword::DependentSchemas(_)
+            | $crate::schema::Keyword::PrefixItems(_)
+            | $crate::schema::Keyword::Items { .. }
+            | $crate::schema::Keyword::Contains(_)
+            | $crate::schema::Keyword::AllOf(_)
+            | $crate::schema::Keyword::AnyOf(_)
+            | $crate::schema::Keyword::OneOf(_)
+            | $crate::schema::Keyword::Not(_)
+            | $crate::schema::Keyword::If { .. }
+            | $crate::schema::Keyword::Ref(_)
+            | $crate::schema::Keyword::DynamicRef(_)
+            | $crate::schema::Keyword::UnevaluatedProperties(_)
+            | $crate::schema::Keyword::UnevaluatedItems(_)
+    };
+}
+pub(crate) use applicator_keywords;
+
 impl Keyword {
     /// Whether the keyword applies no subschema (it looks at the instance only).
     #[inline]
     pub(crate) fn is_assertion(&self) -> bool {
-        !matches!(
-            self,
-            Keyword::Properties(_)
-                | Keyword::PatternProperties(_)
-                | Keyword::AdditionalProperties(_)
-                | Keyword::PropertyNames(_)
-                | Keyword::DependentSchemas(_)
-                | Keyword::PrefixItems(_)
-                | Keyword::Items { .. }
-                | Keyword::Contains(_)
-                | Keyword::AllOf(_)
-                | Keyword::AnyOf(_)
-                | Keyword::OneOf(_)
-                | Keyword::Not(_)
-                | Keyword::If { .. }
-                | Keyword::Ref(_)
-                | Keyword::DynamicRef(_)
-                | Keyword::UnevaluatedProperties(_)
-                | Keyword::UnevaluatedItems(_)
-        )
+        match self {
+            assertion_keywords!() => true,
+            applicator_keywords!() => false,
+        }
     }
 }
 
@@ -498,22 +554,25 @@ impl Limit {
     pub(crate) fn admits(&self, kw: Keyword, x: &Number) -> Option<bool> {
         if let Some(v) = x.as_i64() {
             let v = i128::from(v);
-            return Some(match kw {
-                Keyword::Minimum(_) => v >= self.ceil,
-                Keyword::ExclusiveMinimum(_) => v > self.floor,
-                Keyword::Maximum(_) => v <= self.floor,
-                _ => v < self.ceil,
-            });
+            return match kw {
+                Keyword::Minimum(_) => Some(v >= self.ceil),
+                Keyword::ExclusiveMinimum(_) => Some(v > self.floor),
+                Keyword::Maximum(_) => Some(v <= self.floor),
+                Keyword::ExclusiveMaximum(_) => Some(v < self.ceil),
+                // (Asked of the bounds only.)
+                other_assertion_keywords!() | applicator_keywords!() => None,
+            };
         }
         let (Some(f), Some(limit)) = (x.as_f64().filter(|_| x.is_f64()), self.float) else {
             return None;
         };
-        Some(match kw {
-            Keyword::Minimum(_) => f >= limit,
-            Keyword::ExclusiveMinimum(_) => f > limit,
-            Keyword::Maximum(_) => f <= limit,
-            _ => f < limit,
-        })
+        match kw {
+            Keyword::Minimum(_) => Some(f >= limit),
+            Keyword::ExclusiveMinimum(_) => Some(f > limit),
+            Keyword::Maximum(_) => Some(f <= limit),
+            Keyword::ExclusiveMaximum(_) => Some(f < limit),
+            other_assertion_keywords!() | applicator_keywords!() => None,
+        }
     }
 }
 

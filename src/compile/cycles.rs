@@ -32,7 +32,18 @@ fn in_place_edges(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
                     }
                 }
             }
-            _ => {}
+            // What applies to a part of the instance (a property, an item, a name) moves
+            // on; assertions apply nothing.
+            Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | crate::schema::assertion_keywords!() => {}
         }
     }
 }

@@ -126,7 +126,27 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
                 | Keyword::UnevaluatedProperties(_)
                 | Keyword::UnevaluatedItems(_)
                 | Keyword::DynamicRef(_) => return None,
-                _ => p.copied.push((kw, c.keyword_names[k])),
+                // What applies to the instance as it is, without what the walks and
+                // bounds above gather: copied into the fused node as it stands.
+                Keyword::False
+                | Keyword::Const(_)
+                | Keyword::Enum(_)
+                | Keyword::MultipleOf(_)
+                | crate::schema::bound_keywords!()
+                | Keyword::MaxLength(_)
+                | Keyword::MinLength(_)
+                | Keyword::Pattern(_)
+                | Keyword::Format(_)
+                | Keyword::DependentRequired(_)
+                | Keyword::Content(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::Contains(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. } => p.copied.push((kw, c.keyword_names[k])),
             }
         }
     }

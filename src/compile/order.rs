@@ -196,7 +196,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
                     }
                 }
             }
-            _ => {}
+            crate::schema::assertion_keywords!() => {}
         }
     }
 }

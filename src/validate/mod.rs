@@ -23,7 +23,10 @@ mod location;
 use crate::error::{ErrorKind, ValidationError};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
-use crate::schema::{Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectWalk, Shape};
+use crate::schema::{
+    Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectWalk, Shape, applicator_keywords,
+    assertion_keywords, other_assertion_keywords,
+};
 use location::{Hop, Path, Seg};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -1718,7 +1721,7 @@ fn eval_keyword<C: Collector>(
             Value::Array(items) => unevaluated::items(c, node, k, child, instance, items, ctx, col),
             _ => true,
         },
-        _ => assertion(c, node, k, kw, instance, ctx, col),
+        assertion_keywords!() => assertion(c, node, k, kw, instance, ctx, col),
     }
 }
 
@@ -2232,7 +2235,9 @@ fn within_bound(c: &Compiled, kw: Keyword, i: u32, x: &serde_json::Number) -> bo
         Keyword::Maximum(_) => ord != Ordering::Greater,
         Keyword::ExclusiveMaximum(_) => ord == Ordering::Less,
         Keyword::Minimum(_) => ord != Ordering::Less,
-        _ => ord == Ordering::Greater,
+        Keyword::ExclusiveMinimum(_) => ord == Ordering::Greater,
+        // (Asked of the bounds only.)
+        other_assertion_keywords!() | applicator_keywords!() => false,
     }
 }
 
@@ -2344,7 +2349,9 @@ fn assertion<C: Collector>(
                         Keyword::Maximum(_) => ErrorKind::Maximum { limit },
                         Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },
                         Keyword::Minimum(_) => ErrorKind::Minimum { limit },
-                        _ => ErrorKind::ExclusiveMinimum { limit },
+                        Keyword::ExclusiveMinimum(_)
+                        | other_assertion_keywords!()
+                        | applicator_keywords!() => ErrorKind::ExclusiveMinimum { limit },
                     }
                 })
         }
@@ -2533,7 +2540,8 @@ fn assertion<C: Collector>(
             }
             _ => true,
         },
-        _ => true,
+        // (`eval_node` sends these to `eval_keyword`; for a caller that does not.)
+        applicator_keywords!() => eval_keyword(c, node, k, &kw, instance, &ctx, col),
     }
 }
 
@@ -2722,6 +2730,28 @@ fn applicator_annotation<C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) {
+    // The keywords whose success annotates, here (for the instances below); `contains`
+    // annotates as it counts, the others not at all.
+    match kw {
+        Keyword::Properties(_)
+        | Keyword::PatternProperties(_)
+        | Keyword::AdditionalProperties(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::UnevaluatedItems(_) => {}
+        Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::Contains(_)
+        | Keyword::AllOf(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::Ref(_)
+        | Keyword::DynamicRef(_)
+        | assertion_keywords!() => return,
+    }
     let name = c.keyword_names[k];
     let value = match (kw, instance) {
         (Keyword::Properties(span), Value::Object(o)) => {
@@ -2788,6 +2818,7 @@ fn applicator_annotation<C: Collector>(
         (Keyword::UnevaluatedItems(_), Value::Array(items)) if !items.is_empty() => {
             Value::Bool(true)
         }
+        // (Another kind of instance: nothing evaluated.)
         _ => return,
     };
     col.annotate(c, ctx, node, name, value);

@@ -9,7 +9,7 @@ use super::location::Seg;
 use super::{Collector, Ctx, Frame, Scope, dynamic_target, eval, valid_at};
 use crate::error::ErrorKind;
 use crate::pattern::MatchOutcome;
-use crate::schema::{Compiled, Keyword, NodeId};
+use crate::schema::{Compiled, Keyword, NodeId, assertion_keywords};
 use serde_json::{Map, Value};
 
 /// Context with the dynamic scope extended when `node` is in another resource.
@@ -77,7 +77,15 @@ fn evaluated_property(
                 let target = dynamic_target(c, i, ctx.scope);
                 evaluated_property(c, target, instance, o, key, ctx, false)
             }
-            _ => false,
+            // No property evaluated: the value's or the items' keywords, `not` (whose
+            // annotations are dropped), and the assertions.
+            Keyword::PropertyNames(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Not(_)
+            | assertion_keywords!() => false,
         })
     })
 }
@@ -135,7 +143,15 @@ fn evaluated_item(
                 let target = dynamic_target(c, i, ctx.scope);
                 evaluated_item(c, target, instance, items, index, ctx, false)
             }
-            _ => false,
+            // No item evaluated: the properties' keywords, `not` (whose annotations are
+            // dropped), and the assertions.
+            Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::Not(_)
+            | assertion_keywords!() => false,
         })
     })
 }
