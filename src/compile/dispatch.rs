@@ -961,4 +961,28 @@ mod tests {
             vec![None, names(&["b"])]
         );
     }
+
+    /// Under draft 4 a literal `1.0` still stands for the instance `1`, which `integer`
+    /// accepts: such a `oneOf` is not exclusive (the proof once asked of `1.0` alone).
+    #[test]
+    fn integral_literals_are_asked_in_both_spellings() {
+        let draft4 = |schema: Value| {
+            let schema = crate::Options::new()
+                .default_dialect(crate::Draft::Draft4)
+                .compile(&schema)
+                .unwrap();
+            let c = &schema.compiled;
+            c.list_exclusive[root_list(c).unwrap().start as usize]
+        };
+        assert!(!draft4(
+            json!({"oneOf": [{"type": "integer"}, {"enum": [1.0]}]})
+        ));
+        assert!(!draft4(
+            json!({"oneOf": [{"enum": [2.0, 0.5]}, {"type": "integer"}]})
+        ));
+        // A literal no integer equals is still told apart.
+        assert!(draft4(
+            json!({"oneOf": [{"type": "integer"}, {"enum": [1.5]}]})
+        ));
+    }
 }

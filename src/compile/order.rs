@@ -1485,3 +1485,77 @@ pub(crate) fn reference_tables(c: &mut Compiled) {
     c.property_walk = walk_entries(c, |_, b| b);
     c.fail_fast_root = c.root;
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::Shape;
+    use serde_json::json;
+
+    /// The reference configuration builds no shortcut: every node keeps the general shape,
+    /// all types and no hoisted `type`; no dispatch, exclusivity, chain, spec, fused
+    /// `required`, forward target or long-`enum` table exists.
+    #[test]
+    fn the_reference_configuration_builds_no_shortcut() {
+        let enum_values: Vec<_> = (0..40).map(|i| json!(format!("v{i}"))).collect();
+        let schema = json!({
+            "$ref": "#/$defs/root",
+            "$defs": {"root": {
+                "type": "object",
+                "properties": {
+                    "kind": {"enum": enum_values},
+                    "items": {"type": "array", "items": {"type": "number"}, "maxItems": 3},
+                    "choice": {"oneOf": [
+                        {"type": "object", "properties": {"op": {"const": "a"}}, "required": ["op"]},
+                        {"type": "object", "properties": {"op": {"const": "b"}}, "required": ["op"]}
+                    ]},
+                    "literal": {"anyOf": [{"const": 1}, {"const": 2}]}
+                },
+                "required": ["kind"],
+                "allOf": [
+                    {"if": {"properties": {"kind": {"const": "v1"}}}, "then": {"required": ["items"]}},
+                    {"if": {"properties": {"kind": {"const": "v2"}}}, "then": {"required": ["choice"]}},
+                    {"$ref": "#/$defs/extra"}
+                ]
+            },
+            "extra": {"properties": {"extra": {"type": "string"}}}}
+        });
+        let fast = crate::Options::new().compile(&schema).unwrap();
+        let reference = crate::Options::new()
+            .shortcuts(false)
+            .compile(&schema)
+            .unwrap();
+        let (f, r) = (&fast.compiled, &reference.compiled);
+        // (The default configuration builds several of them on this schema.)
+        assert!(f.nodes.iter().any(|n| n.shape != Shape::General));
+        assert!(!f.dispatches.is_empty() && f.fail_fast_root != f.root);
+        assert!(r.nodes.iter().all(|n| n.shape == Shape::General
+            && !n.typed
+            && !n.leaf
+            && n.types == crate::json::TypeSet::all()));
+        assert!(r.dispatches.is_empty() && r.list_exclusive.iter().all(|&x| !x));
+        assert!(r.if_chains.is_none() && r.unevaluated.is_empty());
+        assert!(r.array_specs.is_empty() && r.object_specs.is_empty());
+        assert!(r.property_tests.is_empty() && r.type_switches.is_empty());
+        assert!(r.branch_targets.is_empty() && r.spec_of.is_empty());
+        assert!(r.required_walked.iter().all(|&x| !x));
+        assert!(r.walk_required.iter().all(|&x| x == 0));
+        assert!(r.enum_hash.is_empty() && f.enum_hash.len() > 0);
+        assert_eq!(r.fail_fast_root, r.root);
+        // The same verdicts.
+        for instance in [
+            json!({"kind": "v1", "items": [1, 2]}),
+            json!({"kind": "v1"}),
+            json!({"kind": "v2", "choice": {"op": "b"}}),
+            json!({"kind": "v2", "choice": {"op": "c"}}),
+            json!({"kind": "v9", "literal": 2, "extra": "x"}),
+            json!({"kind": "v9", "literal": 3}),
+            json!({"kind": "nope"}),
+        ] {
+            assert_eq!(
+                fast.is_valid(&instance),
+                reference.is_valid(&instance),
+                "{instance}"
+            );
+        }
+    }
+}

@@ -2540,8 +2540,14 @@ fn assertion<C: Collector>(
             }
             _ => true,
         },
-        // (`eval_node` sends these to `eval_keyword`; for a caller that does not.)
-        applicator_keywords!() => eval_keyword(c, node, k, &kw, instance, &ctx, col),
+        // Never asked: `eval_node` sends these to `eval_keyword` (which lists the
+        // assertions it hands over here), and nodes of assertions only have none. (Handing
+        // them to `eval_keyword` from here cost krakend 1.3% more instructions: a second
+        // caller changed what the compiler inlines.)
+        applicator_keywords!() => {
+            debug_assert!(false, "an applicator evaluated as an assertion");
+            true
+        }
     }
 }
 
