@@ -348,7 +348,17 @@ fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
                     | Keyword::If { .. }
                     | Keyword::DependentSchemas(_)
                     | Keyword::DynamicRef(_) => spec.complete = false,
-                    _ => {}
+                    // Nothing evaluated among the object's properties: the node's own
+                    // `unevaluatedProperties`, what applies to names or items, `not` (its
+                    // annotations are dropped), assertions.
+                    Keyword::UnevaluatedProperties(_)
+                    | Keyword::PropertyNames(_)
+                    | Keyword::PrefixItems(_)
+                    | Keyword::Items { .. }
+                    | Keyword::Contains(_)
+                    | Keyword::UnevaluatedItems(_)
+                    | Keyword::Not(_)
+                    | crate::schema::assertion_keywords!() => {}
                 }
             }
         }
@@ -1539,7 +1549,7 @@ mod tests {
         assert!(r.branch_targets.is_empty() && r.spec_of.is_empty());
         assert!(r.required_walked.iter().all(|&x| !x));
         assert!(r.walk_required.iter().all(|&x| x == 0));
-        assert!(r.enum_hash.is_empty() && f.enum_hash.len() > 0);
+        assert!(r.enum_hash.is_empty() && !f.enum_hash.is_empty());
         assert_eq!(r.fail_fast_root, r.root);
         // The same verdicts.
         for instance in [
