@@ -58,6 +58,17 @@ pub use output::{
 };
 pub use schema::{ErrorIter, Schema};
 
+/// Whether `name` is a `format` with a built-in checker (the formats of 2020-12); any
+/// other format is only an annotation, even when formats assert.
+///
+/// ```
+/// assert!(toolschema::is_known_format("email"));
+/// assert!(!toolschema::is_known_format("color"));
+/// ```
+pub fn is_known_format(name: &str) -> bool {
+    format::check(name, "").is_some()
+}
+
 /// The README's Rust examples run as doctests, so they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
