@@ -73,7 +73,7 @@ fn validate_exit_codes_and_lines() {
         "{text}"
     );
     assert!(
-        text.contains("/units: must be one of the 2 allowed values"),
+        text.contains("/units: must be one of the 2 allowed values: \"celsius\", \"fahrenheit\""),
         "{text}"
     );
     assert!(text.contains("/days: must be at most 10"), "{text}");

@@ -2289,7 +2289,14 @@ fn assertion<C: Collector>(
         }
         Keyword::Const(i) => {
             json::equal(instance, &c.values[i as usize])
-                || fail!(col, c, ctx, node, k, ErrorKind::Const)
+                || fail!(
+                    col,
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    ErrorKind::const_of(&c.values[i as usize])
+                )
         }
         Keyword::Enum(span) => {
             let values = &c.values[span.range()];
@@ -2309,7 +2316,7 @@ fn assertion<C: Collector>(
                         && json::equal(instance, v)
                 }),
             };
-            found || fail!(col, c, ctx, node, k, ErrorKind::Enum { count: span.len() })
+            found || fail!(col, c, ctx, node, k, ErrorKind::enum_of(values))
         }
         Keyword::MultipleOf(i) => match instance {
             Value::Number(x) => {
