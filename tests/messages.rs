@@ -6,7 +6,10 @@ use toolschema::{ErrorKind, Schema};
 
 fn messages(schema: serde_json::Value, instance: serde_json::Value) -> Vec<String> {
     let schema = Schema::compile(&schema).expect("compiles");
-    schema.iter_errors(&instance).map(|e| e.to_string()).collect()
+    schema
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect()
 }
 
 #[test]
@@ -30,7 +33,10 @@ fn enum_errors_list_the_first_values_clipped() {
 
 #[test]
 fn const_errors_show_the_constant_clipped() {
-    let got = messages(json!({"const": {"mode": "fast"}}), json!({"mode": "slow-secret"}));
+    let got = messages(
+        json!({"const": {"mode": "fast"}}),
+        json!({"mode": "slow-secret"}),
+    );
     assert_eq!(got, ["/: must be the constant {\"mode\":\"fast\"}"]);
     let huge = json!({"const": vec![12345; 100_000]});
     let schema = Schema::compile(&huge).expect("compiles");
@@ -38,7 +44,11 @@ fn const_errors_show_the_constant_clipped() {
     let error = errors.iter().next().expect("one error");
     match error.kind() {
         ErrorKind::Const { expected } => {
-            assert_eq!(expected.chars().count(), 81, "80 characters and an ellipsis");
+            assert_eq!(
+                expected.chars().count(),
+                81,
+                "80 characters and an ellipsis"
+            );
             assert!(expected.ends_with('…'));
         }
         other => panic!("{other:?}"),
