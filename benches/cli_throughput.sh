@@ -6,8 +6,8 @@
 #   bash benches/cli_throughput.sh [CASE...]      # default: every case of the corpus
 #
 # Each case's instances.jsonl (../shared/bench/corpus) is repeated into one file of at
-# least $MIN_LINES lines (default 20000), so that reading and validating, not start-up
-# and compiling, dominate; each tool validates it $RUNS times (default 3) and the best
+# least $MIN_LINES lines (default 150000) or $MAX_BYTES bytes (64 MiB), whichever comes
+# first, so that reading and validating, not start-up and compiling, dominate; each tool validates it $RUNS times (default 3) and the best
 # wall time counts. Every tool reports whether each line is valid and carries on past
 # invalid ones: toolschema `-q` (exit status only, is_valid), jsonschema-cli `validate
 # --errors-only --no-assert-format`, sourcemeta `validate --fast --continue`; formats are
@@ -21,7 +21,8 @@ cd "$(dirname "$0")/.."
 JSONSCHEMA_CLI_VERSION=0.60.2
 SOURCEMETA_VERSION=16.11.0
 CORPUS="${TOOLSCHEMA_BENCH_CORPUS:-../shared/bench/corpus}"
-MIN_LINES="${MIN_LINES:-20000}"
+MIN_LINES="${MIN_LINES:-150000}"
+MAX_BYTES="${MAX_BYTES:-67108864}"
 RUNS="${RUNS:-3}"
 RS_MAX_FILES="${RS_MAX_FILES:-5000}"
 TOOLS="$PWD/target/bench-tools"
@@ -70,7 +71,10 @@ for case in "${cases[@]}"; do
   [ -f "$schema" ] && [ -f "$src" ] || continue
   n=$(grep -c . "$src" || true)
   [ "$n" -gt 0 ] || continue
+  size=$(stat -c %s "$src")
   reps=$(( (MIN_LINES + n - 1) / n ))
+  by_size=$(( (MAX_BYTES + size - 1) / size ))
+  reps=$(( reps < by_size ? reps : by_size ))
   big="$WORK/$case.jsonl"
   for _ in $(seq "$reps"); do cat "$src"; done > "$big"
   lines=$(( n * reps ))
