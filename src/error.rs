@@ -112,11 +112,17 @@ pub enum ErrorKind {
         found: JsonType,
     },
     /// `const`: the instance is not the one allowed value.
-    Const,
+    Const {
+        /// The schema's value as JSON, clipped to 80 characters.
+        expected: Arc<str>,
+    },
     /// `enum`: the instance is none of the allowed values.
     Enum {
         /// How many values the schema allows.
         count: usize,
+        /// The first 5 values as JSON, each clipped to 80 characters: from the schema, so safe to show, and what a
+        /// caller needs to correct its input.
+        allowed: Vec<Arc<str>>,
     },
     /// `multipleOf`.
     MultipleOf {
@@ -268,7 +274,7 @@ impl ErrorKind {
         match self {
             ErrorKind::FalseSchema => "false",
             ErrorKind::Type { .. } => "type",
-            ErrorKind::Const => "const",
+            ErrorKind::Const { .. } => "const",
             ErrorKind::Enum { .. } => "enum",
             ErrorKind::MultipleOf { .. } => "multipleOf",
             ErrorKind::Maximum { .. } => "maximum",
@@ -306,6 +312,60 @@ impl ErrorKind {
 }
 
 /// Schema text quoted in a one-line message, shortened past 120 characters.
+/// How many of an `enum`'s values its error shows.
+pub(crate) const ALLOWED_SHOWN: usize = 5;
+/// The most characters of one `const` or `enum` value an error shows.
+pub(crate) const ALLOWED_CHARS: usize = 80;
+
+impl ErrorKind {
+    /// `const`'s error: the schema's value, clipped.
+    pub(crate) fn const_of(value: &serde_json::Value) -> ErrorKind {
+        ErrorKind::Const {
+            expected: clipped_json(value),
+        }
+    }
+
+    /// `enum`'s error: the count and the first values, clipped.
+    pub(crate) fn enum_of(values: &[serde_json::Value]) -> ErrorKind {
+        ErrorKind::Enum {
+            count: values.len(),
+            allowed: values
+                .iter()
+                .take(ALLOWED_SHOWN)
+                .map(clipped_json)
+                .collect(),
+        }
+    }
+}
+
+/// `value` as JSON, at most [`ALLOWED_CHARS`] characters (then `…`); the writing stops
+/// there, so a large value costs no more than a small one.
+fn clipped_json(value: &serde_json::Value) -> Arc<str> {
+    struct Upto(Vec<u8>);
+    impl std::io::Write for Upto {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            // Four bytes per character at most: enough to cut at a character after.
+            let room = (ALLOWED_CHARS * 4 + 4).saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::Error::other("full"));
+            }
+            let n = buf.len().min(room);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Upto(Vec::new());
+    let _ = serde_json::to_writer(&mut out, value);
+    let text = String::from_utf8_lossy(&out.0);
+    match text.char_indices().nth(ALLOWED_CHARS) {
+        None => Arc::from(text.as_ref()),
+        Some((i, _)) => Arc::from(format!("{}…", &text[..i])),
+    }
+}
+
 pub(crate) fn clip(s: &str) -> std::borrow::Cow<'_, str> {
     const MAX: usize = 120;
     match s.char_indices().nth(MAX) {
@@ -346,13 +406,21 @@ impl fmt::Display for ErrorKind {
                     found.as_str()
                 )
             }
-            ErrorKind::Const => f.write_str("must be the constant value the schema gives"),
-            ErrorKind::Enum { count } => {
+            ErrorKind::Const { expected } => write!(f, "must be the constant {expected}"),
+            ErrorKind::Enum { count, allowed } => {
                 if *count == 1 {
-                    f.write_str("must be the one allowed value")
+                    f.write_str("must be the one allowed value")?;
                 } else {
-                    write!(f, "must be one of the {count} allowed values")
+                    write!(f, "must be one of the {count} allowed values")?;
                 }
+                for (i, v) in allowed.iter().enumerate() {
+                    f.write_str(if i == 0 { ": " } else { ", " })?;
+                    f.write_str(v)?;
+                }
+                if *count > allowed.len() {
+                    f.write_str(", …")?;
+                }
+                Ok(())
             }
             ErrorKind::MultipleOf { multiple_of } => {
                 write!(f, "must be a multiple of {multiple_of}")

@@ -24,13 +24,14 @@
 //!     .collect();
 //! assert_eq!(errors, [
 //!     "/: missing required property \"location\"",
-//!     "/units: must be one of the 2 allowed values",
+//!     "/units: must be one of the 2 allowed values: \"celsius\", \"fahrenheit\"",
 //! ]);
 //! # Ok::<(), toolschema::SchemaError>(())
 //! ```
 //!
-//! Draft support: 2020-12 is the dialect. A `$schema` naming an older draft is, for now,
-//! evaluated with 2020-12 semantics.
+//! Dialects: 2020-12 (the default), 2019-09, draft-07, draft-06 and draft-04, each
+//! evaluated with its own semantics; `$schema` selects the dialect of each schema resource
+//! and [`Options::default_dialect`] the dialect of a schema that declares none.
 
 #![deny(missing_docs)]
 
@@ -57,6 +58,17 @@ pub use output::{
     Evaluation,
 };
 pub use schema::{ErrorIter, Schema};
+
+/// Whether `name` is a `format` with a built-in checker (the formats of 2020-12); any
+/// other format is only an annotation, even when formats assert.
+///
+/// ```
+/// assert!(toolschema::is_known_format("email"));
+/// assert!(!toolschema::is_known_format("color"));
+/// ```
+pub fn is_known_format(name: &str) -> bool {
+    format::check(name, "").is_some()
+}
 
 /// The README's Rust examples run as doctests, so they stay true.
 #[cfg(doctest)]

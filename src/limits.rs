@@ -11,11 +11,15 @@
 /// use toolschema::{Limits, Options};
 /// use serde_json::json;
 ///
-/// let tight = Options::new().limits(Limits { max_depth: 2, max_subschemas: 10 });
+/// let tight = Options::new().limits(Limits::new(2, 10));
 /// assert!(tight.compile(&json!({"type": "string"})).is_ok());
 /// assert!(tight.compile(&json!({"properties": {"a": {}}})).is_err());
+/// // One cap changed, the other at its default:
+/// let shallow = Limits::default().with_max_depth(8);
+/// assert_eq!(shallow.max_subschemas, Limits::DEFAULT_MAX_SUBSCHEMAS);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// The deepest value allowed in a schema document (the root is at depth 1).
     pub max_depth: usize,
@@ -28,6 +32,26 @@ impl Limits {
     pub const DEFAULT_MAX_DEPTH: usize = 64;
     /// The default maximum number of subschemas (objects).
     pub const DEFAULT_MAX_SUBSCHEMAS: usize = 10_000;
+
+    /// Caps of `max_depth` and `max_subschemas`.
+    pub const fn new(max_depth: usize, max_subschemas: usize) -> Limits {
+        Limits {
+            max_depth,
+            max_subschemas,
+        }
+    }
+
+    /// These caps with another maximum depth.
+    pub const fn with_max_depth(mut self, max_depth: usize) -> Limits {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// These caps with another maximum number of subschemas.
+    pub const fn with_max_subschemas(mut self, max_subschemas: usize) -> Limits {
+        self.max_subschemas = max_subschemas;
+        self
+    }
 
     /// No caps at all: for trusted schemas only.
     pub const fn none() -> Limits {

@@ -248,10 +248,7 @@ fn subschema_cap_counts_every_object() {
     let mut fewer = props;
     fewer.remove("p0");
     assert!(Schema::compile(&json!({"properties": Value::Object(fewer)})).is_ok());
-    let tight = Options::new().limits(Limits {
-        max_depth: 64,
-        max_subschemas: 3,
-    });
+    let tight = Options::new().limits(Limits::new(64, 3));
     assert!(tight.compile(&json!({"properties": {"a": {}}})).is_ok());
     assert!(
         tight

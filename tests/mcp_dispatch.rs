@@ -730,6 +730,6 @@ fn binary_serves_a_tools_file_with_x_response() {
     let status = spawn_serve(&["--tools", file.to_str().unwrap()])
         .wait()
         .unwrap();
-    assert_eq!(status.code(), Some(2));
+    assert_eq!(status.code(), Some(3));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,6 +10,7 @@ pub(crate) type Sink = Arc<dyn Fn(String) + Send + Sync>;
 
 /// Severity of a `notifications/message` log entry (RFC 5424 levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum LogLevel {
     /// Detailed debugging information.
     Debug,

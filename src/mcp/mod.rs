@@ -82,11 +82,17 @@ pub use version::ProtocolVersion;
 /// (searched recursively, in path order) hold them. Each call is validated like any other
 /// and answered with the tool's `x-response` result when it has one; else, for a tool with
 /// an output schema, with an example derived from that schema; else a text block naming the tool. Exit code 0 when stdin closes, 2 when the tools cannot be loaded.
+///
+/// The `toolschema` binary's entry point, not part of the library's API (hidden, exempt
+/// from semver): build servers with [`Server::builder`].
+#[doc(hidden)]
 pub fn serve_main(args: &ServeArgs) -> i32 {
     serve::serve_main(args)
 }
 
-/// What `toolschema serve` was asked for.
+/// What `toolschema serve` was asked for: the binary's arguments, not part of the
+/// library's API (hidden, exempt from semver).
+#[doc(hidden)]
 #[derive(Debug, Clone, Default)]
 pub struct ServeArgs {
     /// Tool files or directories (each an array of Tool objects, or one); none serves the

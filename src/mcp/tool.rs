@@ -88,6 +88,7 @@ impl std::error::Error for ToolError {}
 
 /// Hints about a tool's behaviour (`ToolAnnotations`). All are hints, never guarantees.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable title.
     pub title: Option<String>,
@@ -127,6 +128,7 @@ impl ToolAnnotations {
 
 /// Whether a tool can run as a task (`execution.taskSupport`, 2025-11-25).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskSupport {
     /// The tool must not be run as a task (the default).
     Forbidden,

@@ -1,9 +1,9 @@
 //! A small driver for profilers: loads one case, then repeats one figure for one validator.
 //!
 //! ```text
-//! cargo build --release -p toolschema-bench --bin profile
+//! cargo build --profile profiling -p toolschema-bench --bin profile
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out \
-//!     target/release/profile cql2 is_valid 20
+//!     target/profiling/profile cql2 is_valid 20
 //! callgrind_annotate cg.out | head -60
 //! ```
 //!
