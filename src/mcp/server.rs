@@ -561,6 +561,8 @@ struct Running {
     batch_slots: usize,
     /// Estimated memory the calls and batches hold.
     bytes: usize,
+    /// Open `subscriptions/listen` streams (2026-07-28), by request id.
+    subscriptions: HashMap<String, Id>,
 }
 
 impl Running {
@@ -971,6 +973,7 @@ impl Connection {
             ("server/discover", true) => Ok(self.discover()),
             ("tools/list", _) => self.list(&req),
             ("tools/call", _) => return self.call(req, mode),
+            ("subscriptions/listen", true) => return self.listen(&req),
             (m, _) => Err((
                 jsonrpc::METHOD_NOT_FOUND,
                 if modern && matches!(m, "initialize" | "ping" | "logging/setLevel") {
@@ -1046,9 +1049,77 @@ impl Connection {
             && let Some(p) = params
             && let Ok(c) = serde_json::from_str::<Cancelled<'_>>(p.get())
             && let Some(id) = Id::parse(c.request_id)
-            && let Some(flag) = lock(&self.state.running).calls.get(id.key())
         {
-            flag.store(true, Ordering::Relaxed);
+            let mut running = lock(&self.state.running);
+            if let Some(flag) = running.calls.get(id.key()) {
+                flag.store(true, Ordering::Relaxed);
+            }
+            // A cancelled subscription ends without an answer.
+            running.subscriptions.remove(id.key());
+        }
+    }
+
+    /// `subscriptions/listen`: this server's tools never change, so it honours none of the
+    /// notification types; the stream is acknowledged with an empty filter and stays open
+    /// until the client cancels it or the connection closes (then answered as closed).
+    fn listen(&self, req: &Request) -> Result<Option<String>, Failure> {
+        match req.params.as_ref().and_then(|p| p.get("notifications")) {
+            Some(Value::Object(_)) => {}
+            _ => return Err(invalid("\"notifications\" must be an object".into())),
+        }
+        {
+            let mut running = lock(&self.state.running);
+            if running.subscriptions.contains_key(req.id.key())
+                || running.calls.contains_key(req.id.key())
+            {
+                return Err((
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: this id belongs to a request still running".into(),
+                    None,
+                ));
+            }
+            if running.subscriptions.len() >= self.server.inner.max_in_flight {
+                return Err((
+                    jsonrpc::SERVER_BUSY,
+                    "server busy: too many subscriptions open".into(),
+                    None,
+                ));
+            }
+            running
+                .subscriptions
+                .insert(req.id.key().to_string(), req.id.clone());
+        }
+        (self.state.sink)(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\
+                 \"params\":{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{}}},\"notifications\":{{}}}}}}",
+                req.id.raw()
+            ),
+            Outgoing::Answer,
+        );
+        Ok(None)
+    }
+
+    /// Ends the open subscriptions gracefully: each gets its `subscriptions/listen` result.
+    fn close_subscriptions(&self) {
+        let open: Vec<Id> = lock(&self.state.running)
+            .subscriptions
+            .drain()
+            .map(|(_, id)| id)
+            .collect();
+        for id in open {
+            let result = json!({
+                "resultType": "complete",
+                "_meta": {META_SERVER_INFO: self.server_info()},
+            });
+            let mut line = result_line(&id, &result);
+            // The subscription id is the request id, exactly as sent.
+            line = line.replacen(
+                "\"_meta\":{",
+                &format!("\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{},", id.raw()),
+                1,
+            );
+            self.send(line);
         }
     }
 
@@ -1425,9 +1496,11 @@ impl Connection {
         lock(&self.state.running).slots()
     }
 
-    /// Ends the session: waits up to `grace` for running calls to answer, then cancels the
-    /// rest (their answers are dropped) and waits up to `grace` again for them to stop.
+    /// Ends the session: answers the open subscriptions as closed, waits up to `grace` for
+    /// running calls to answer, then cancels the rest (their answers are dropped) and waits
+    /// up to `grace` again for them to stop.
     pub fn finish(&self, grace: Duration) {
+        self.close_subscriptions();
         let deadline = Instant::now() + grace;
         let mut running = lock(&self.state.running);
         while running.slots() > 0 {
