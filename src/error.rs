@@ -461,7 +461,9 @@ impl fmt::Display for ErrorKind {
                     plural(*limit, "property", "properties")
                 )
             }
-            ErrorKind::Required { property } => write!(f, "missing required property {}", Quoted(property)),
+            ErrorKind::Required { property } => {
+                write!(f, "missing required property {}", Quoted(property))
+            }
             ErrorKind::DependentRequired { property, missing } => {
                 write!(
                     f,
@@ -500,7 +502,9 @@ impl fmt::Display for ErrorKind {
                     )
                 }
             }
-            ErrorKind::ContentEncoding { encoding } => write!(f, "must be encoded as {}", Quoted(encoding)),
+            ErrorKind::ContentEncoding { encoding } => {
+                write!(f, "must be encoded as {}", Quoted(encoding))
+            }
             ErrorKind::ContentMediaType { media_type } => {
                 write!(f, "must be of media type {}", Quoted(media_type))
             }

@@ -137,7 +137,9 @@ fn the_pinned_schema_holds_what_the_server_relies_on() {
         .iter()
         .map(|r| {
             let name = r["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
-            defs[name]["properties"]["method"]["const"].as_str().unwrap()
+            defs[name]["properties"]["method"]["const"]
+                .as_str()
+                .unwrap()
         })
         .collect();
     methods.sort();
@@ -166,13 +168,15 @@ fn the_pinned_schema_holds_what_the_server_relies_on() {
     assert!(deprecated.contains(&"ServerCapabilities.logging"));
     assert!(deprecated.contains(&"RequestMetaObject.io.modelcontextprotocol/logLevel"));
     assert!(
-        defs["ServerCapabilities"]["properties"].get("tasks").is_none(),
+        defs["ServerCapabilities"]["properties"]
+            .get("tasks")
+            .is_none(),
         "tasks moved to an extension at 2026-07-28"
     );
     assert!(defs["Tool"]["properties"].get("execution").is_none());
     assert_eq!(
-        defs["UnsupportedProtocolVersionError"]["properties"]["error"]["allOf"][1]["properties"]
-            ["code"]["const"],
+        defs["UnsupportedProtocolVersionError"]["properties"]["error"]["allOf"][1]["properties"]["code"]
+            ["const"],
         -32022
     );
 }
@@ -184,7 +188,10 @@ fn required_meta_fields_are_enforced() {
     let c = Client::new(&server());
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
         "params": {"_meta": {PV: "2026-07-28"}}});
-    assert!(!spec("DiscoverRequest").is_valid(&request), "the spec calls it malformed");
+    assert!(
+        !spec("DiscoverRequest").is_valid(&request),
+        "the spec calls it malformed"
+    );
     assert_eq!(
         c.send(&request),
         error(
@@ -195,10 +202,22 @@ fn required_meta_fields_are_enforced() {
     );
     // No protocol version at all, and no initialize before: malformed, not 2025-11-25.
     for (id, request) in [
-        (2, json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover"})),
-        (3, json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {"_meta": {CAPS: {}}}})),
-        (4, json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}})),
-        (5, json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "logs"}})),
+        (
+            2,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover"}),
+        ),
+        (
+            3,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": {"_meta": {CAPS: {}}}}),
+        ),
+        (
+            4,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}),
+        ),
+        (
+            5,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "logs"}}),
+        ),
     ] {
         let answer = c.send(&request);
         assert_eq!(
@@ -262,13 +281,16 @@ fn legacy_methods_are_unknown_to_modern_requests() {
         if method == "logging/setLevel" {
             params["level"] = json!("debug");
         }
-        let answer = c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
+        let answer =
+            c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
         assert_eq!(
             answer,
             error(
                 json!(1),
                 -32601,
-                &format!("method not found: \"{method}\" is not a method of protocol version 2026-07-28")
+                &format!(
+                    "method not found: \"{method}\" is not a method of protocol version 2026-07-28"
+                )
             )
         );
     }
@@ -280,7 +302,9 @@ fn legacy_methods_are_unknown_to_modern_requests() {
     let init = c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    let listed = c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta()}}));
+    let listed = c.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta()}}),
+    );
     assert_eq!(listed["result"]["resultType"], "complete");
     conforms("ListToolsResultResponse", &listed);
 }
@@ -358,15 +382,30 @@ fn tasks_are_not_advertised_and_required_is_not_listed() {
     let listed = c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     let tools = listed["result"]["tools"].as_array().unwrap();
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
-    assert_eq!(tool("maybe_task")["execution"], json!({"taskSupport": "optional"}));
-    assert!(tool("must_task").get("execution").is_none(), "{}", tool("must_task"));
+    assert_eq!(
+        tool("maybe_task")["execution"],
+        json!({"taskSupport": "optional"})
+    );
+    assert!(
+        tool("must_task").get("execution").is_none(),
+        "{}",
+        tool("must_task")
+    );
     let ran = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "must_task"}}));
     assert_eq!(ran["result"]["content"][0]["text"], "ran");
     // At 2026-07-28 `execution` is not part of Tool at all.
     let c = Client::new(&server());
-    let listed = c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}));
+    let listed = c.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}),
+    );
     conforms("ListToolsResultResponse", &listed);
-    assert!(listed["result"]["tools"].as_array().unwrap().iter().all(|t| t.get("execution").is_none()));
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("execution").is_none())
+    );
 }
 
 /// Also checked: progress at 2026-07-28 (`_meta.progressToken`, ProgressNotificationParams),
@@ -389,8 +428,16 @@ fn progress_and_output_roots_follow_the_schema() {
     let answer = c.next();
     assert_eq!(answer["result"]["structuredContent"], json!(3));
     conforms("CallToolResultResponse", &answer);
-    let listed = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}}));
-    let count = listed["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "count").unwrap().clone();
+    let listed = c.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}}),
+    );
+    let count = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "count")
+        .unwrap()
+        .clone();
     assert_eq!(count["outputSchema"], json!({"type": "integer"}));
     conforms("Tool", &count);
 
@@ -398,10 +445,18 @@ fn progress_and_output_roots_follow_the_schema() {
     c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}));
     let listed = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let count = listed["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "count").unwrap().clone();
+    let count = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "count")
+        .unwrap()
+        .clone();
     assert_eq!(count["outputSchema"]["type"], "object");
     assert_eq!(count["outputSchema"]["required"], json!(["result"]));
-    let answer = c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count"}}));
+    let answer = c.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count"}}),
+    );
     assert_eq!(answer["result"]["structuredContent"], json!({"result": 3}));
 }
 
@@ -423,9 +478,14 @@ fn subscriptions_are_acknowledged_and_closed_gracefully() {
             "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}, "notifications": {}}})
     );
     conforms("SubscriptionsAcknowledgedNotification", &ack);
-    let ack = c.send(&json!({"jsonrpc": "2.0", "id": "two", "method": "subscriptions/listen",
-        "params": {"_meta": meta(), "notifications": {}}}));
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "two");
+    let ack = c.send(
+        &json!({"jsonrpc": "2.0", "id": "two", "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {}}}),
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "two"
+    );
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "two"}});
     conforms("CancelledNotification", &cancel);
     c.conn.handle(&cancel.to_string());

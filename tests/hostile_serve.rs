@@ -43,7 +43,9 @@ impl Client {
     }
 
     fn line(&self) -> String {
-        self.rx.recv_timeout(WAIT).expect("no message from the server")
+        self.rx
+            .recv_timeout(WAIT)
+            .expect("no message from the server")
     }
 
     fn value(&self) -> Value {
@@ -73,7 +75,8 @@ fn waiting_tool() -> Tool {
     Tool::builder("wait")
         .input_schema(json!({"properties": {"seconds": {"type": "number"}}}))
         .handler(|args, ctx| {
-            let until = Instant::now() + Duration::from_secs_f64(args["seconds"].as_f64().unwrap_or(1.0));
+            let until =
+                Instant::now() + Duration::from_secs_f64(args["seconds"].as_f64().unwrap_or(1.0));
             let mut n = 0.0;
             while Instant::now() < until && !ctx.is_cancelled() {
                 n += 1.0;
@@ -151,17 +154,26 @@ fn a_client_that_never_reads_is_bounded_then_disconnected() {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(start.elapsed() < WAIT, "serve never gave up on a client that reads nothing");
+        assert!(
+            start.elapsed() < WAIT,
+            "serve never gave up on a client that reads nothing"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     let wrote_everything = writer.join().unwrap();
     let errors = errors.join().unwrap();
-    println!("never-reading client: peak {peak} KiB, exit {status:?} after {:?}", start.elapsed());
+    println!(
+        "never-reading client: peak {peak} KiB, exit {status:?} after {:?}",
+        start.elapsed()
+    );
     assert!(
         errors.contains("has read nothing"),
         "the reason is logged: {errors}"
     );
-    assert!(!wrote_everything, "the server stopped reading instead of queueing");
+    assert!(
+        !wrote_everything,
+        "the server stopped reading instead of queueing"
+    );
     assert!(peak < 200 * 1024, "peak {peak} KiB");
 }
 
@@ -215,7 +227,10 @@ fn notifications_for_a_slow_reader_are_dropped_not_queued() {
     server.serve(input.as_bytes(), gate).unwrap();
     opener.join().unwrap();
     let out = String::from_utf8(out.lock().unwrap().clone()).unwrap();
-    let progress = out.lines().filter(|l| l.contains("notifications/progress")).count();
+    let progress = out
+        .lines()
+        .filter(|l| l.contains("notifications/progress"))
+        .count();
     let answers = out.lines().filter(|l| l.contains("\"result\"")).count();
     println!("slow reader: {progress} progress notifications kept of ~150");
     assert_eq!(answers, 1, "the answer is never dropped");
@@ -228,7 +243,10 @@ fn notifications_for_a_slow_reader_are_dropped_not_queued() {
 /// JSON is refused with `-32602`; one at the limit is echoed exactly.
 #[test]
 fn oversized_progress_tokens_are_refused() {
-    let server = Server::builder("t", "1").tool(waiting_tool()).build().unwrap();
+    let server = Server::builder("t", "1")
+        .tool(waiting_tool())
+        .build()
+        .unwrap();
     let c = Client::new(&server);
     let call = |id: u32, token: &Value| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "wait",
@@ -241,8 +259,16 @@ fn oversized_progress_tokens_are_refused() {
     c.send(&call(1, &long));
     let a = c.answer();
     assert_eq!(a["error"]["code"], -32602, "{a}");
-    assert!(a["error"]["message"].as_str().unwrap().contains("256 bytes"));
-    assert!(!a.to_string().contains(&"p".repeat(255)), "the token is not echoed");
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("256 bytes")
+    );
+    assert!(
+        !a.to_string().contains(&"p".repeat(255)),
+        "the token is not echoed"
+    );
     let fits = json!("q".repeat(254));
     c.send(&call(2, &fits));
     let first = c.value();
@@ -330,7 +356,12 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
     c.send(&batch(0..9));
     let a = c.value();
     assert_eq!(a["error"]["code"], -32600, "{a}");
-    assert!(a["error"]["message"].as_str().unwrap().contains("at most 8"));
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 8")
+    );
     // An answer past 600 bytes: the pings that do not fit get -32000 with their ids.
     let list = |id: usize| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
     c.send(&Value::Array((0..8).map(list).collect()).to_string());
@@ -344,8 +375,11 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
     // Requests in flight leave no room: six calls running, a batch of three is refused per
     // request, with each id.
     for id in 100..106 {
-        c.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "wait", "arguments": {"seconds": 2}}}).to_string());
+        c.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "wait", "arguments": {"seconds": 2}}})
+            .to_string(),
+        );
     }
     c.send(&batch(0..3));
     let busy = c.answer();
@@ -424,9 +458,18 @@ fn a_call_being_checked_never_blocks_reading() {
 /// parser's limits (nesting, `1e400`) inside params is answered with the id.
 #[test]
 fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
-    let server = Server::builder("t", "1").tool(waiting_tool()).build().unwrap();
+    let server = Server::builder("t", "1")
+        .tool(waiting_tool())
+        .build()
+        .unwrap();
     let c = Client::at(&server, "2025-11-25");
-    for id in ["100000000000000000001", "1e2", "-0", "1.50", r#""ab\u0063""#] {
+    for id in [
+        "100000000000000000001",
+        "1e2",
+        "-0",
+        "1.50",
+        r#""ab\u0063""#,
+    ] {
         c.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
         let line = c.line();
         assert!(line.contains(&format!("\"id\":{id},")), "{id}: {line}");
@@ -442,7 +485,9 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
     assert_eq!(got.len(), 2, "{got:?}");
     // Cancellation by the same id, escaped differently.
     c.send(r#"{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"wait","arguments":{"seconds":20}}}"#);
-    c.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab\u0063"}}"#);
+    c.send(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab\u0063"}}"#,
+    );
     c.send(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
     assert!(c.line().contains("\"after\""));
     let start = Instant::now();
@@ -483,12 +528,20 @@ fn a_second_initialize_is_refused() {
     c.send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
     let a = c.value();
     assert_eq!(a["error"]["code"], -32600, "{a}");
-    assert!(a["error"]["message"].as_str().unwrap().contains("2024-11-05"));
+    assert!(
+        a["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2024-11-05")
+    );
     // Still 2024-11-05: a batch is refused, as that version has none.
     c.send(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
     let a = c.value();
     assert!(
-        a["error"]["message"].as_str().unwrap().contains("2024-11-05"),
+        a["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2024-11-05"),
         "{a}"
     );
 }
@@ -509,7 +562,12 @@ fn a_result_breaking_its_schema_is_the_servers_fault() {
     .unwrap();
     drop(stdin);
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     child.wait().unwrap();
     let a: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     let s = &a["result"]["structuredContent"];
@@ -553,9 +611,16 @@ fn echoed_client_strings_are_clipped_and_json_escaped() {
     let a: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(a["error"]["code"], -32022);
     let requested = a["error"]["data"]["requested"].as_str().unwrap();
-    assert_eq!(requested.chars().count(), 129, "128 characters and an ellipsis");
+    assert_eq!(
+        requested.chars().count(),
+        129,
+        "128 characters and an ellipsis"
+    );
     let method = format!("x{}", "m".repeat(10_000));
-    c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": {"_meta": meta()}}).to_string());
+    c.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": {"_meta": meta()}})
+            .to_string(),
+    );
     assert!(c.line().len() < 1000);
     c.send(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"_meta": meta(),
@@ -572,9 +637,15 @@ fn echoed_client_strings_are_clipped_and_json_escaped() {
         .unwrap();
     let server = Server::builder("t", "1").tool(t).build().unwrap();
     let c = Client::new(&server);
-    c.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": {"_meta": meta(), "name": "req", "arguments": {}}}).to_string());
+    c.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"_meta": meta(), "name": "req", "arguments": {}}})
+        .to_string(),
+    );
     let a = c.value();
     let text = a["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains(r#"missing required property "a\u200bb""#), "{text}");
+    assert!(
+        text.contains(r#"missing required property "a\u200bb""#),
+        "{text}"
+    );
 }

@@ -395,11 +395,18 @@ fn results_are_checked_against_the_output_schema() {
     );
     // A result breaking the tool's own schema is the server's fault: an `isError` result
     // naming the location, never `-32602` (which blames the client), never the value.
-    for (name, location) in [("wrong", "- /n: "), ("absent", "- /: "), ("null_for_object", "- /: ")] {
+    for (name, location) in [
+        ("wrong", "- /n: "),
+        ("absent", "- /: "),
+        ("null_for_object", "- /: "),
+    ] {
         let r = c.call(name, json!({}));
         assert_eq!(r["result"]["isError"], true, "{name}: {r}");
         let text = r["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("does not match its own output schema"), "{text}");
+        assert!(
+            text.contains("does not match its own output schema"),
+            "{text}"
+        );
         assert!(text.contains(location), "{name}: {text}");
         assert!(!r.to_string().contains(SECRET));
     }

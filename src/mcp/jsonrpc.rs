@@ -8,12 +8,13 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 /// The method does not exist.
 pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Invalid method parameters: unknown tool, malformed params, arguments refused before
-/// 2025-11-25, a result that breaks the tool's output schema.
+/// Invalid method parameters: unknown tool, malformed or unreadable params, a 2026-07-28
+/// `_meta` missing a required field, arguments refused before 2025-11-25.
 pub const INVALID_PARAMS: i64 = -32602;
 /// Internal error: the handler failed or panicked.
 pub const INTERNAL_ERROR: i64 = -32603;
-/// Implementation-defined: too many calls in flight on this connection.
+/// Implementation-defined: too many requests in flight on this connection, or too much
+/// memory held by them.
 pub const SERVER_BUSY: i64 = -32000;
 /// The request's `_meta` names a protocol version the server does not serve (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
@@ -93,5 +94,8 @@ pub(crate) fn error_line(id: &Id, code: i64, message: &str, data: Option<&Value>
     if let (Some(d), Some(obj)) = (data, error.as_object_mut()) {
         obj.insert("data".into(), d.clone());
     }
-    format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{error}}}", id.raw())
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{error}}}",
+        id.raw()
+    )
 }

@@ -837,7 +837,9 @@ impl Connection {
             },
         };
         let reply_id = id.clone().unwrap_or_else(Id::null);
-        if env.jsonrpc.and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+        if env
+            .jsonrpc
+            .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
             != Some("2.0".to_string())
         {
             return fail(
@@ -1116,7 +1118,10 @@ impl Connection {
             // The subscription id is the request id, exactly as sent.
             line = line.replacen(
                 "\"_meta\":{",
-                &format!("\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{},", id.raw()),
+                &format!(
+                    "\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{},",
+                    id.raw()
+                ),
                 1,
             );
             self.send(line);
@@ -1261,7 +1266,11 @@ impl Connection {
                 }
                 Some(t.clone())
             }
-            Some(_) => return Err(invalid("\"progressToken\" must be a string or a number".into())),
+            Some(_) => {
+                return Err(invalid(
+                    "\"progressToken\" must be a string or a number".into(),
+                ));
+            }
         };
         let (log_level, client_info) = if req.modern {
             // Logging is deprecated at 2026-07-28 and not advertised, so nothing is sent.
@@ -1591,7 +1600,9 @@ fn check_modern_meta(meta: Option<&Map<String, Value>>) -> Result<(), Failure> {
     if let Some(info) = meta.get(META_CLIENT_INFO)
         && !info.is_object()
     {
-        return Err(invalid(format!("_meta \"{META_CLIENT_INFO}\" must be an object")));
+        return Err(invalid(format!(
+            "_meta \"{META_CLIENT_INFO}\" must be an object"
+        )));
     }
     Ok(())
 }
