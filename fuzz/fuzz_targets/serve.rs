@@ -258,7 +258,9 @@ fuzz_target!(|input: Input| {
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let start = Instant::now();
-    server.serve(&bytes[..], output).expect("reading a slice cannot fail");
+    server
+        .serve(&bytes[..], output)
+        .expect("reading a slice cannot fail");
     let took = start.elapsed();
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
     over.store(true, Ordering::Relaxed);
