@@ -374,6 +374,36 @@ pub(crate) fn clip(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A string written as a JSON string literal (`"ech\u200bo"`), so that messages sent as
+/// JSON never carry Rust's escapes; invisible and control characters are escaped.
+pub(crate) struct Quoted<T: AsRef<str>>(pub T);
+
+impl<T: AsRef<str>> fmt::Display for Quoted<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        f.write_char('"')?;
+        for c in self.0.as_ref().chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                // What Rust's Debug would escape (controls, format and unassigned characters,
+                // lone combining marks), in JSON's `\uXXXX` form.
+                c if c != '\'' && (c.is_control() || c.escape_debug().nth(1).is_some()) => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        write!(f, "\\u{u:04x}")?;
+                    }
+                }
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
 fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
@@ -444,20 +474,20 @@ impl fmt::Display for ErrorKind {
                 )
             }
             ErrorKind::Pattern { pattern } => {
-                write!(f, "must match the pattern {:?}", clip(pattern))
+                write!(f, "must match the pattern {}", Quoted(clip(pattern)))
             }
             ErrorKind::PatternBudgetExceeded { pattern } => {
                 write!(
                     f,
-                    "pattern evaluation exceeded its budget for the pattern {:?}",
-                    clip(pattern)
+                    "pattern evaluation exceeded its budget for the pattern {}",
+                    Quoted(clip(pattern))
                 )
             }
             ErrorKind::EvaluationBudgetExceeded => f.write_str(
                 "evaluation stopped: the schema applies the same subschemas to the instance \
                  more often than its budget allows, or its output grew too large",
             ),
-            ErrorKind::Format { format } => write!(f, "must be a valid {format:?}"),
+            ErrorKind::Format { format } => write!(f, "must be a valid {}", Quoted(format)),
             ErrorKind::MaxItems { limit } => {
                 write!(f, "must have at most {}", plural(*limit, "item", "items"))
             }
@@ -499,11 +529,15 @@ impl fmt::Display for ErrorKind {
                     plural(*limit, "property", "properties")
                 )
             }
-            ErrorKind::Required { property } => write!(f, "missing required property {property:?}"),
+            ErrorKind::Required { property } => {
+                write!(f, "missing required property {}", Quoted(property))
+            }
             ErrorKind::DependentRequired { property, missing } => {
                 write!(
                     f,
-                    "missing property {missing:?}, required when {property:?} is present"
+                    "missing property {}, required when {} is present",
+                    Quoted(missing),
+                    Quoted(property)
                 )
             }
             ErrorKind::AdditionalProperties => f.write_str("property is not allowed"),
@@ -536,9 +570,11 @@ impl fmt::Display for ErrorKind {
                     )
                 }
             }
-            ErrorKind::ContentEncoding { encoding } => write!(f, "must be encoded as {encoding:?}"),
+            ErrorKind::ContentEncoding { encoding } => {
+                write!(f, "must be encoded as {}", Quoted(encoding))
+            }
             ErrorKind::ContentMediaType { media_type } => {
-                write!(f, "must be of media type {media_type:?}")
+                write!(f, "must be of media type {}", Quoted(media_type))
             }
         }
     }

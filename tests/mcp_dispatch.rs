@@ -393,9 +393,21 @@ fn results_are_checked_against_the_output_schema() {
         c.call("ok", json!({}))["result"]["content"][0]["text"],
         r#"{"n":1}"#
     );
-    for name in ["wrong", "absent", "null_for_object"] {
+    // A result breaking the tool's own schema is the server's fault: an `isError` result
+    // naming the location, never `-32602` (which blames the client), never the value.
+    for (name, location) in [
+        ("wrong", "- /n: "),
+        ("absent", "- /: "),
+        ("null_for_object", "- /: "),
+    ] {
         let r = c.call(name, json!({}));
-        assert_eq!(code(&r), -32602, "{name}: {r}");
+        assert_eq!(r["result"]["isError"], true, "{name}: {r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("does not match its own output schema"),
+            "{text}"
+        );
+        assert!(text.contains(location), "{name}: {text}");
         assert!(!r.to_string().contains(SECRET));
     }
     assert_eq!(c.call("error_passes", json!({}))["result"]["isError"], true);
@@ -714,7 +726,7 @@ fn binary_serves_a_tools_file_with_x_response() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"one"}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"one","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
     )
     .unwrap();
     drop(stdin);

@@ -6,7 +6,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Sends one JSON-RPC message (already serialized) to the client.
-pub(crate) type Sink = Arc<dyn Fn(String) + Send + Sync>;
+pub(crate) type Sink = Arc<dyn Fn(String, Outgoing) + Send + Sync>;
+
+/// What an outgoing message is: a transport short of room may drop notifications, never
+/// answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outgoing {
+    /// A response to a request.
+    Answer,
+    /// A progress or log notification.
+    Notification,
+}
 
 /// Severity of a `notifications/message` log entry (RFC 5424 levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,7 +94,7 @@ impl CallContext {
             version,
             cancelled: Arc::new(AtomicBool::new(false)),
             progress_token: None,
-            sink: Arc::new(|_| {}),
+            sink: Arc::new(|_, _| {}),
             log_level: None,
             client_info: None,
             tool: String::new(),
@@ -138,6 +148,7 @@ impl CallContext {
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
                 .to_string(),
+            Outgoing::Notification,
         );
     }
 
@@ -151,6 +162,7 @@ impl CallContext {
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
                 .to_string(),
+            Outgoing::Notification,
         );
     }
 }

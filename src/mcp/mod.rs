@@ -26,7 +26,8 @@
 //!   `resultType: "complete"`, and `tools/list` carries the `ttlMs`/`cacheScope` cache hints.
 //!
 //! After the handler, an `isError` result passes as it is. Otherwise a tool with an output
-//! schema must return `structuredContent` that validates, or the client gets `-32602` and
+//! schema must return `structuredContent` that validates, or the client gets an `isError`
+//! result naming the failing locations (the server broke its contract, not the client) and
 //! the details go to stderr. `structuredContent` returned without content blocks is
 //! mirrored into a text block holding its JSON. A handler that fails or panics gives
 //! `-32603`; the server keeps serving.
@@ -68,7 +69,7 @@ mod version;
 
 pub use content::{CallToolResult, Content, ResultShapeError};
 pub use context::{CallContext, LogLevel};
-pub use server::{Connection, Server, ServerBuilder};
+pub use server::{Connection, MAX_PROGRESS_TOKEN_BYTES, Server, ServerBuilder};
 pub use tool::{
     HandlerError, TaskSupport, Tool, ToolAnnotations, ToolBuilder, ToolError, from_arguments,
 };

@@ -32,6 +32,13 @@ pub(crate) fn serve_main(args: &super::ServeArgs) -> i32 {
     if let Some(n) = page_size {
         builder = builder.page_size(n);
     }
+    // For tests of a client that stops reading: `TOOLSCHEMA_MCP_WRITE_TIMEOUT_MS=500`.
+    if let Some(ms) = std::env::var("TOOLSCHEMA_MCP_WRITE_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        builder = builder.write_timeout(Duration::from_millis(ms));
+    }
     if let Some(n) = args.max_message_bytes {
         builder = builder.max_message_bytes(n);
     }
@@ -228,8 +235,14 @@ fn calculate_stats() -> Result<Tool, ToolError> {
             }
             numbers.sort_by(f64::total_cmp);
             let n = numbers.len();
-            let mean = numbers.iter().sum::<f64>() / n as f64;
-            let median = if n % 2 == 1 { numbers[n / 2] } else { (numbers[n / 2 - 1] + numbers[n / 2]) / 2.0 };
+            // Each term divided first, so that numbers near f64::MAX cannot overflow the sum:
+            // |x / n| summed n times stays within the largest |x|.
+            let mean = numbers.iter().map(|x| x / n as f64).sum::<f64>();
+            let median = if n % 2 == 1 {
+                numbers[n / 2]
+            } else {
+                numbers[n / 2 - 1] / 2.0 + numbers[n / 2] / 2.0
+            };
             Ok(CallToolResult::structured(json!({"mean": mean, "median": median, "count": n})))
         })
         .build()

@@ -1,25 +1,36 @@
 //! The server: tool registry, `tools/list`, `tools/call`, and JSON-RPC over any line stream.
 
 use super::content::CallToolResult;
-use super::context::{CallContext, LogLevel, Sink};
-use super::jsonrpc::{self, error, error_with_data, response};
+use super::context::{CallContext, LogLevel, Outgoing, Sink};
+use super::jsonrpc::{self, Id, error_line, result_line};
 use super::tool::{Tool, ToolError, WRAP_KEY};
 use super::version::ProtocolVersion;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How many validation failures an argument report lists before summarizing the rest.
 const MAX_REPORTED_ERRORS: usize = 20;
+
+/// The longest `progressToken` accepted, in bytes of JSON text: every progress notification
+/// echoes it, so a longer one is refused with `-32602`.
+pub const MAX_PROGRESS_TOKEN_BYTES: usize = 256;
+
+/// The most characters of a client's string (method, tool name, protocol version) echoed in
+/// an error.
+const MAX_ECHOED_CHARS: usize = 128;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 pub struct ServerBuilder {
@@ -30,6 +41,11 @@ pub struct ServerBuilder {
     page_size: usize,
     max_message_bytes: usize,
     max_in_flight: usize,
+    max_call_memory: usize,
+    max_memory_in_flight: usize,
+    max_queued_bytes: usize,
+    max_batch_answer_bytes: usize,
+    write_timeout: Duration,
     list_ttl_ms: u64,
     shutdown_grace: Duration,
 }
@@ -66,10 +82,49 @@ impl ServerBuilder {
         self
     }
 
-    /// The most `tools/call` requests running at once on one connection (default 64); one
-    /// more is answered with `-32000`.
+    /// The most requests running at once on one connection (default 64): `tools/call`
+    /// requests and the requests of 2025-03-26 batches still being answered. One more call
+    /// is answered with `-32000`; a batch longer than this is refused with `-32600`.
     pub fn max_in_flight(mut self, n: usize) -> ServerBuilder {
         self.max_in_flight = n.max(1);
+        self
+    }
+
+    /// The most memory one call's arguments may take once parsed, as estimated from the
+    /// parsed value (default 128 MiB); a larger call is answered with `-32000`.
+    pub fn max_call_memory(mut self, bytes: usize) -> ServerBuilder {
+        self.max_call_memory = bytes.max(1);
+        self
+    }
+
+    /// The most memory the calls and batches in flight on one connection may hold together
+    /// (default 256 MiB, estimated like [`max_call_memory`](Self::max_call_memory)); a call
+    /// past it is answered with `-32000`.
+    pub fn max_memory_in_flight(mut self, bytes: usize) -> ServerBuilder {
+        self.max_memory_in_flight = bytes.max(1);
+        self
+    }
+
+    /// The most bytes [`serve`](Server::serve) queues for a client that reads slowly
+    /// (default 8 MiB). Past half of it, progress and log notifications are dropped; past
+    /// all of it, answers wait (and so does reading the next message) until the client reads.
+    pub fn max_queued_bytes(mut self, bytes: usize) -> ServerBuilder {
+        self.max_queued_bytes = bytes.max(1);
+        self
+    }
+
+    /// How long [`serve`](Server::serve) waits for a client that reads nothing while its
+    /// queue is full before it closes the connection, with a message on stderr (default
+    /// 30 s).
+    pub fn write_timeout(mut self, timeout: Duration) -> ServerBuilder {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// The largest answer to a 2025-03-26 batch, in bytes (default 16 MiB): answers past it
+    /// are replaced by a `-32000` error asking for the request to be sent alone.
+    pub fn max_batch_answer_bytes(mut self, bytes: usize) -> ServerBuilder {
+        self.max_batch_answer_bytes = bytes.max(1);
         self
     }
 
@@ -97,6 +152,13 @@ impl ServerBuilder {
             if index.insert(t.name().to_string(), i).is_some() {
                 return Err(ToolError::duplicate(t.name()));
             }
+            if requires_tasks(t) {
+                eprintln!(
+                    "toolschema mcp: tool {}: execution.taskSupport \"required\" is not listed: \
+                     this server does not offer tasks, and runs the tool as a plain call",
+                    clip(t.name())
+                );
+            }
         }
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -108,6 +170,11 @@ impl ServerBuilder {
                 page_size: self.page_size,
                 max_message_bytes: self.max_message_bytes,
                 max_in_flight: self.max_in_flight,
+                max_call_memory: self.max_call_memory,
+                max_memory_in_flight: self.max_memory_in_flight,
+                max_queued_bytes: self.max_queued_bytes,
+                max_batch_answer_bytes: self.max_batch_answer_bytes,
+                write_timeout: self.write_timeout,
                 list_ttl_ms: self.list_ttl_ms,
                 shutdown_grace: self.shutdown_grace,
             }),
@@ -144,6 +211,11 @@ struct ServerInner {
     page_size: usize,
     max_message_bytes: usize,
     max_in_flight: usize,
+    max_call_memory: usize,
+    max_memory_in_flight: usize,
+    max_queued_bytes: usize,
+    max_batch_answer_bytes: usize,
+    write_timeout: Duration,
     list_ttl_ms: u64,
     shutdown_grace: Duration,
 }
@@ -168,6 +240,11 @@ impl Server {
             page_size: 100,
             max_message_bytes: 4 << 20,
             max_in_flight: 64,
+            max_call_memory: 128 << 20,
+            max_memory_in_flight: 256 << 20,
+            max_queued_bytes: 8 << 20,
+            max_batch_answer_bytes: 16 << 20,
+            write_timeout: Duration::from_secs(30),
             list_ttl_ms: 60_000,
             shutdown_grace: Duration::from_secs(5),
         }
@@ -190,12 +267,16 @@ impl Server {
     /// text each, without newline) go to `output`. Use it to put the server on any
     /// transport; [`serve`](Self::serve) is the newline-delimited one.
     pub fn connect(&self, output: impl Fn(String) + Send + Sync + 'static) -> Connection {
+        self.connect_sink(Arc::new(move |line, _| output(line)))
+    }
+
+    fn connect_sink(&self, sink: Sink) -> Connection {
         Connection {
             server: self.clone(),
             state: Arc::new(ConnState {
-                sink: Arc::new(output),
+                sink,
                 session: Mutex::new(Session::default()),
-                in_flight: Mutex::new(HashMap::new()),
+                running: Mutex::new(Running::default()),
                 idle: Condvar::new(),
             }),
         }
@@ -205,58 +286,80 @@ impl Server {
     /// waits for the calls still running (cancelling them after the shutdown grace) and
     /// flushes.
     ///
+    /// Output waits in a bounded queue ([`ServerBuilder::max_queued_bytes`]): a client that
+    /// stops reading first loses its progress notifications, then stops being read, and
+    /// after [`ServerBuilder::write_timeout`] without reading anything is disconnected.
+    ///
     /// # Errors
     /// Only when reading `input` fails; a malformed message is answered, never fatal.
     pub fn serve<R: Read, W: Write + Send + 'static>(&self, input: R, output: W) -> io::Result<()> {
-        let (tx, rx) = mpsc::channel::<Option<String>>();
-        let writer = std::thread::Builder::new()
-            .name("mcp-writer".into())
-            .spawn(move || {
-                let mut out = io::BufWriter::new(output);
-                while let Ok(Some(line)) = rx.recv() {
-                    let ok = out
-                        .write_all(line.as_bytes())
-                        .and_then(|_| out.write_all(b"\n"))
-                        .and_then(|_| out.flush());
-                    if let Err(e) = ok {
-                        eprintln!("toolschema mcp: cannot write to the client: {e}");
-                        break;
+        let outbox = Arc::new(Outbox::new(
+            self.inner.max_queued_bytes,
+            self.inner.write_timeout,
+        ));
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let writer = {
+            let outbox = Arc::clone(&outbox);
+            std::thread::Builder::new()
+                .name("mcp-writer".into())
+                .spawn(move || {
+                    let mut out = io::BufWriter::new(output);
+                    while let Some(line) = outbox.pop() {
+                        let ok = out
+                            .write_all(line.as_bytes())
+                            .and_then(|_| out.write_all(b"\n"))
+                            .and_then(|_| out.flush());
+                        if let Err(e) = ok {
+                            outbox.abort(&format!("cannot write to the client: {e}"));
+                            break;
+                        }
                     }
-                }
-                let _ = out.flush();
-            })?;
-        let sink_tx = Mutex::new(tx.clone());
-        let conn = self.connect(move |line| {
-            if let Ok(tx) = sink_tx.lock() {
-                let _ = tx.send(Some(line));
-            }
-        });
+                    let _ = out.flush();
+                    let _ = done_tx.send(());
+                })?
+        };
+        let conn = {
+            let outbox = Arc::clone(&outbox);
+            self.connect_sink(Arc::new(move |line, kind| outbox.push(line, kind)))
+        };
         let mut reader = BufReader::new(input);
         let mut buf = Vec::new();
         let max = self.inner.max_message_bytes;
         let result = loop {
+            if outbox.aborted() {
+                break Ok(());
+            }
             match read_capped_line(&mut reader, &mut buf, max) {
                 Ok(Line::Eof) => break Ok(()),
-                Ok(Line::TooLong) => conn.send(error(
-                    &Value::Null,
+                Ok(Line::TooLong) => conn.send(error_line(
+                    &Id::null(),
                     jsonrpc::INVALID_REQUEST,
                     &format!("message too large: the limit is {max} bytes"),
+                    None,
                 )),
                 Ok(Line::Complete) => match std::str::from_utf8(&buf) {
                     Ok(text) => conn.handle(text),
-                    Err(_) => conn.send(error(
-                        &Value::Null,
+                    Err(_) => conn.send(error_line(
+                        &Id::null(),
                         jsonrpc::PARSE_ERROR,
                         "parse error: the message is not UTF-8",
+                        None,
                     )),
                 },
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => break Err(e),
             }
         };
+        drop(buf);
         conn.finish(self.inner.shutdown_grace);
-        let _ = tx.send(None);
-        let _ = writer.join();
+        outbox.close();
+        // A client that reads nothing can keep the writer blocked in `write` for ever: wait
+        // for it as long as for any stalled write, then leave it.
+        if done_rx.recv_timeout(self.inner.write_timeout).is_ok() {
+            let _ = writer.join();
+        } else {
+            eprintln!("toolschema mcp: the client is not reading; leaving its output unsent");
+        }
         result
     }
 
@@ -266,6 +369,131 @@ impl Server {
     /// Only when reading stdin fails.
     pub fn serve_stdio(&self) -> io::Result<()> {
         self.serve(io::stdin(), io::stdout())
+    }
+}
+
+/// The lines waiting for the client, bounded in bytes.
+struct Outbox {
+    state: Mutex<OutboxState>,
+    not_empty: Condvar,
+    not_full: Condvar,
+    max_bytes: usize,
+    timeout: Duration,
+}
+
+struct OutboxState {
+    lines: VecDeque<String>,
+    bytes: usize,
+    /// When the writer last took a line.
+    last_pop: Instant,
+    closed: bool,
+    aborted: bool,
+    dropped: u64,
+}
+
+impl Outbox {
+    fn new(max_bytes: usize, timeout: Duration) -> Outbox {
+        Outbox {
+            state: Mutex::new(OutboxState {
+                lines: VecDeque::new(),
+                bytes: 0,
+                last_pop: Instant::now(),
+                closed: false,
+                aborted: false,
+                dropped: 0,
+            }),
+            not_empty: Condvar::new(),
+            not_full: Condvar::new(),
+            max_bytes,
+            timeout,
+        }
+    }
+
+    fn push(&self, line: String, kind: Outgoing) {
+        let len = line.len() + 1;
+        let mut q = lock(&self.state);
+        if kind == Outgoing::Notification && q.bytes + len > self.max_bytes / 2 {
+            // Progress and log entries are optional; answers are not.
+            if q.dropped == 0 {
+                eprintln!(
+                    "toolschema mcp: the client reads slowly ({} bytes queued): dropping notifications",
+                    q.bytes
+                );
+            }
+            q.dropped += 1;
+            return;
+        }
+        // One line always fits in an empty queue, however long.
+        while !q.closed && q.bytes > 0 && q.bytes + len > self.max_bytes {
+            let stalled = q.last_pop.elapsed();
+            if stalled >= self.timeout {
+                let reason = format!(
+                    "the client has read nothing for {:?} with {} bytes queued: closing the connection",
+                    self.timeout, q.bytes
+                );
+                drop(q);
+                self.abort(&reason);
+                return;
+            }
+            q = match self.not_full.wait_timeout(q, self.timeout - stalled) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        if q.closed {
+            return;
+        }
+        q.bytes += len;
+        q.lines.push_back(line);
+        self.not_empty.notify_one();
+    }
+
+    fn pop(&self) -> Option<String> {
+        let mut q = lock(&self.state);
+        loop {
+            if q.aborted {
+                return None;
+            }
+            if let Some(line) = q.lines.pop_front() {
+                q.bytes -= line.len() + 1;
+                q.last_pop = Instant::now();
+                self.not_full.notify_all();
+                return Some(line);
+            }
+            if q.closed {
+                return None;
+            }
+            q = match self.not_empty.wait(q) {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+        }
+    }
+
+    /// No more lines will come: the writer sends what is queued, then stops.
+    fn close(&self) {
+        lock(&self.state).closed = true;
+        self.not_empty.notify_all();
+        self.not_full.notify_all();
+    }
+
+    /// The client is gone or stalled: drop everything queued and every later line.
+    fn abort(&self, reason: &str) {
+        let mut q = lock(&self.state);
+        if !q.aborted {
+            eprintln!("toolschema mcp: {reason}");
+        }
+        q.aborted = true;
+        q.closed = true;
+        q.lines.clear();
+        q.bytes = 0;
+        drop(q);
+        self.not_empty.notify_all();
+        self.not_full.notify_all();
+    }
+
+    fn aborted(&self) -> bool {
+        lock(&self.state).aborted
     }
 }
 
@@ -324,18 +552,37 @@ struct Session {
     log_level: Option<LogLevel>,
 }
 
+/// What runs now on a connection.
+#[derive(Default)]
+struct Running {
+    /// Calls, by request id, with their cancellation flags.
+    calls: HashMap<String, Arc<AtomicBool>>,
+    /// Requests of batches still being answered.
+    batch_slots: usize,
+    /// Estimated memory the calls and batches hold.
+    bytes: usize,
+    /// Open `subscriptions/listen` streams (2026-07-28), by request id.
+    subscriptions: HashMap<String, Id>,
+}
+
+impl Running {
+    fn slots(&self) -> usize {
+        self.calls.len() + self.batch_slots
+    }
+}
+
 struct ConnState {
     sink: Sink,
     session: Mutex<Session>,
-    /// Calls running now, by serialized request id.
-    in_flight: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    running: Mutex<Running>,
     idle: Condvar,
 }
 
 /// One client's session with a [`Server`]: feed it messages with [`handle`](Self::handle).
 ///
-/// `tools/call` runs on its own thread, so a long call never blocks `ping` or
-/// `notifications/cancelled`; every other request is answered before `handle` returns.
+/// `tools/call` runs on its own thread, arguments check included, so a long call never
+/// blocks `ping` or `notifications/cancelled`; every other request is answered before
+/// `handle` returns.
 pub struct Connection {
     server: Server,
     state: Arc<ConnState>,
@@ -345,59 +592,88 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A message's envelope, read without building its params: the id stays exactly as sent,
+/// and params nested past the parser's depth limit still leave the id readable.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// Keeps an explicit `null` (which `Option` would read as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// How a request is run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A call runs on its own thread; its answer goes to the sink.
+    Spawn,
+    /// Everything runs on this thread and the answer is returned.
+    Inline,
+    /// Inline, as one request of a 2025-03-26 batch (its slot is already counted).
+    Batch,
+}
+
 /// The facts of one request that the method needs.
 struct Request {
-    id: Value,
+    id: Id,
     method: String,
     params: Option<Map<String, Value>>,
     version: ProtocolVersion,
     /// True when the version came from the request's `_meta` (2026-07-28 envelope).
     modern: bool,
+    /// The message's length, the base of the memory estimate of a call.
+    size: usize,
+}
+
+/// An answer, with the id it answers.
+struct Answer {
+    id: Id,
+    line: String,
 }
 
 impl Connection {
-    fn send(&self, message: Value) {
-        (self.state.sink)(message.to_string());
+    fn send(&self, line: String) {
+        (self.state.sink)(line, Outgoing::Answer);
     }
 
     /// Handles one message (a JSON-RPC request, notification, response or batch).
     pub fn handle(&self, message: &str) {
-        if message.trim().is_empty() {
+        let trimmed = message.trim_start();
+        if trimmed.is_empty() {
             return;
         }
-        let value: Value = match serde_json::from_str(message) {
-            Ok(v) => v,
-            Err(_) => {
-                return self.send(error(
-                    &Value::Null,
-                    jsonrpc::PARSE_ERROR,
-                    "parse error: the message is not valid JSON",
-                ));
-            }
-        };
-        match value {
-            Value::Array(items) => self.handle_batch(items),
-            other => {
-                if let Some(answer) = self.process(other, false) {
-                    self.send(answer);
-                }
-            }
+        if trimmed.starts_with('[') {
+            return self.handle_batch(message);
+        }
+        if let Some(answer) = self.process(message, Mode::Spawn) {
+            self.send(answer.line);
         }
     }
 
     /// Handles one message and returns its answer, running a `tools/call` on this thread.
     pub(crate) fn handle_inline(&self, message: &str) -> Option<Value> {
-        match serde_json::from_str::<Value>(message) {
-            Ok(v) => self.process(v, true),
-            Err(_) => Some(error(
-                &Value::Null,
-                jsonrpc::PARSE_ERROR,
-                "parse error: the message is not valid JSON",
-            )),
-        }
+        let answer = self.process(message, Mode::Inline)?;
+        serde_json::from_str(&answer.line).ok()
     }
 
-    fn handle_batch(&self, items: Vec<Value>) {
+    fn handle_batch(&self, message: &str) {
+        let items: Vec<&RawValue> = match serde_json::from_str(message) {
+            Ok(items) => items,
+            Err(e) => return self.send(unreadable(message, &e)),
+        };
         let version = lock(&self.state.session).negotiated;
         match version {
             Some(v) if v.allows_batches() => {}
@@ -406,55 +682,119 @@ impl Connection {
                     "this session (no version negotiated yet)".to_string(),
                     |v| format!("protocol version {v}"),
                 );
-                return self.send(error(
-                    &Value::Null,
+                return self.send(error_line(
+                    &Id::null(),
                     jsonrpc::INVALID_REQUEST,
                     &format!(
                         "JSON-RPC batches are not supported at {at}; only 2025-03-26 has them"
                     ),
+                    None,
                 ));
             }
         }
         if items.is_empty() {
-            return self.send(error(
-                &Value::Null,
+            return self.send(error_line(
+                &Id::null(),
                 jsonrpc::INVALID_REQUEST,
                 "invalid request: empty batch",
+                None,
             ));
         }
-        // A batch counts as running until its answer is sent, so that `finish` (stdin
-        // closed) waits for it like for a call.
-        static BATCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let key = format!("\u{0}batch:{}", BATCHES.fetch_add(1, Ordering::Relaxed));
-        lock(&self.state.in_flight).insert(key.clone(), Arc::new(AtomicBool::new(false)));
+        let inner = &self.server.inner;
+        if items.len() > inner.max_in_flight {
+            return self.send(error_line(
+                &Id::null(),
+                jsonrpc::INVALID_REQUEST,
+                &format!(
+                    "invalid request: a batch holds at most {} messages",
+                    inner.max_in_flight
+                ),
+                None,
+            ));
+        }
+        // The batch holds its text, one parsed message at a time and its answer.
+        let held = message.len() + inner.max_batch_answer_bytes;
+        let slots = items.len();
+        {
+            let mut running = lock(&self.state.running);
+            if running.slots() + slots > inner.max_in_flight
+                || running.bytes + held > inner.max_memory_in_flight
+            {
+                drop(running);
+                let busy: Vec<String> = items
+                    .iter()
+                    .filter_map(|m| request_id(m.get()))
+                    .map(|id| {
+                        error_line(
+                            &id,
+                            jsonrpc::SERVER_BUSY,
+                            "server busy: too many requests in flight",
+                            None,
+                        )
+                    })
+                    .collect();
+                if !busy.is_empty() {
+                    self.send(format!("[{}]", busy.join(",")));
+                }
+                return;
+            }
+            running.batch_slots += slots;
+            running.bytes += held;
+        }
+        let text = message.to_string();
         let this = self.clone_handle();
-        let done = {
+        let release = {
             let this = self.clone_handle();
-            let key = key.clone();
             move || {
-                lock(&this.state.in_flight).remove(&key);
+                let mut running = lock(&this.state.running);
+                running.batch_slots -= slots;
+                running.bytes -= held;
+                drop(running);
                 this.state.idle.notify_all();
             }
         };
+        let cap = inner.max_batch_answer_bytes;
         let spawned = std::thread::Builder::new()
             .name("mcp-batch".into())
             .spawn(move || {
-                let answers: Vec<Value> = items
-                    .into_iter()
-                    .filter_map(|m| this.process(m, true))
-                    .collect();
-                if !answers.is_empty() {
-                    this.send(Value::Array(answers));
+                let items: Vec<&RawValue> = serde_json::from_str(&text).unwrap_or_default();
+                let mut answers: Vec<String> = Vec::new();
+                let mut total = 0;
+                for item in items {
+                    let Some(a) = this.process(item.get(), Mode::Batch) else {
+                        continue;
+                    };
+                    let line = if total + a.line.len() + 1 > cap {
+                        error_line(
+                            &a.id,
+                            jsonrpc::SERVER_BUSY,
+                            &format!(
+                                "the batch's answer would exceed {cap} bytes: send this request alone"
+                            ),
+                            None,
+                        )
+                    } else {
+                        a.line
+                    };
+                    total += line.len() + 1;
+                    answers.push(line);
                 }
-                done();
+                if !answers.is_empty() {
+                    this.send(format!("[{}]", answers.join(",")));
+                }
+                release();
             });
         if spawned.is_err() {
-            lock(&self.state.in_flight).remove(&key);
+            let mut running = lock(&self.state.running);
+            running.batch_slots -= slots;
+            running.bytes -= held;
+            drop(running);
             self.state.idle.notify_all();
-            self.send(error(
-                &Value::Null,
+            self.send(error_line(
+                &Id::null(),
                 jsonrpc::INTERNAL_ERROR,
                 "internal error: cannot start the batch",
+                None,
             ));
         }
     }
@@ -467,137 +807,208 @@ impl Connection {
     }
 
     /// Validates the envelope and dispatches; `None` when nothing is to be sent now.
-    fn process(&self, message: Value, inline: bool) -> Option<Value> {
-        let Value::Object(mut msg) = message else {
-            return Some(error(
-                &Value::Null,
-                jsonrpc::INVALID_REQUEST,
-                "invalid request: a message must be a JSON object",
-            ));
-        };
-        let id = match msg.remove("id") {
-            None => None,
-            Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
-            Some(_) => {
-                return Some(error(
-                    &Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    "invalid request: \"id\" must be a string or a number",
-                ));
+    fn process(&self, message: &str, mode: Mode) -> Option<Answer> {
+        let env: Envelope<'_> = match serde_json::from_str(message) {
+            Ok(env) => env,
+            Err(e) => {
+                return Some(Answer {
+                    id: Id::null(),
+                    line: unreadable(message, &e),
+                });
             }
         };
-        let reply_id = id.clone().unwrap_or(Value::Null);
-        if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Some(error(
+        let fail = |id: &Id, code: i64, message: &str| {
+            Some(Answer {
+                id: id.clone(),
+                line: error_line(id, code, message, None),
+            })
+        };
+        let id = match env.id {
+            None => None,
+            Some(raw) => match Id::parse(raw) {
+                Some(id) => Some(id),
+                None => {
+                    return fail(
+                        &Id::null(),
+                        jsonrpc::INVALID_REQUEST,
+                        "invalid request: \"id\" must be a string or a number",
+                    );
+                }
+            },
+        };
+        let reply_id = id.clone().unwrap_or_else(Id::null);
+        if env
+            .jsonrpc
+            .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+            != Some("2.0".to_string())
+        {
+            return fail(
                 &reply_id,
                 jsonrpc::INVALID_REQUEST,
                 "invalid request: \"jsonrpc\" must be \"2.0\"",
-            ));
+            );
         }
-        let method = match msg.remove("method") {
-            Some(Value::String(m)) => m,
-            Some(_) => {
-                return Some(error(
-                    &reply_id,
-                    jsonrpc::INVALID_REQUEST,
-                    "invalid request: \"method\" must be a string",
-                ));
-            }
-            None if id.is_some() && (msg.contains_key("result") || msg.contains_key("error")) => {
-                // A response to a request we never send: nothing to do.
+        let method = match env.method {
+            Some(raw) => match serde_json::from_str::<String>(raw.get()) {
+                Ok(m) => m,
+                Err(_) => {
+                    return fail(
+                        &reply_id,
+                        jsonrpc::INVALID_REQUEST,
+                        "invalid request: \"method\" must be a string",
+                    );
+                }
+            },
+            // A response to a request we never send: nothing to do.
+            None if id.is_some() && (env.result.is_some() || env.error.is_some()) => {
                 return None;
             }
             None => {
-                return Some(error(
+                return fail(
                     &reply_id,
                     jsonrpc::INVALID_REQUEST,
                     "invalid request: \"method\" is missing",
-                ));
-            }
-        };
-        let params = match msg.remove("params") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(p)) => Some(p),
-            Some(Value::Array(_)) => {
-                return id.map(|id| {
-                    error(
-                        &id,
-                        jsonrpc::INVALID_PARAMS,
-                        "invalid params: MCP params must be an object",
-                    )
-                });
-            }
-            Some(_) => {
-                return Some(error(
-                    &reply_id,
-                    jsonrpc::INVALID_REQUEST,
-                    "invalid request: \"params\" must be an object",
-                ));
+                );
             }
         };
         let Some(id) = id else {
-            self.notification(&method, params.as_ref());
+            self.notification(&method, env.params);
             return None;
         };
+        let params = match env.params.map(|r| r.get().trim_start()) {
+            None => None,
+            Some(p) if p.starts_with('{') => match serde_json::from_str::<Map<String, Value>>(p) {
+                Ok(map) => Some(map),
+                Err(e) => {
+                    // Valid JSON past the parser's limits (nesting deeper than 128, a number
+                    // like 1e400): the id is known, so the caller gets its answer.
+                    return fail(
+                        &id,
+                        jsonrpc::INVALID_PARAMS,
+                        &format!("invalid params: cannot be read ({})", parse_problem(&e)),
+                    );
+                }
+            },
+            Some(p) if p.starts_with('[') => {
+                return fail(
+                    &id,
+                    jsonrpc::INVALID_PARAMS,
+                    "invalid params: MCP params must be an object",
+                );
+            }
+            Some(_) => {
+                return fail(
+                    &id,
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: \"params\" must be an object",
+                );
+            }
+        };
+        match self.request(id.clone(), method, params, message.len(), mode) {
+            Ok(answer) => answer.map(|line| Answer { id, line }),
+            Err((code, text, data)) => Some(Answer {
+                line: error_line(&id, code, &text, data.as_ref()),
+                id,
+            }),
+        }
+    }
+
+    /// The era of a request and its dispatch.
+    fn request(
+        &self,
+        id: Id,
+        method: String,
+        params: Option<Map<String, Value>>,
+        size: usize,
+        mode: Mode,
+    ) -> Result<Option<String>, Failure> {
         let meta = params
             .as_ref()
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object);
         let (version, modern) = match meta.and_then(|m| m.get(META_PROTOCOL_VERSION)) {
-            None => {
-                let negotiated = lock(&self.state.session).negotiated;
-                (
-                    negotiated.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE),
-                    false,
-                )
-            }
+            None => (self.legacy_version(&method)?, false),
             Some(Value::String(s)) => match ProtocolVersion::parse(s) {
                 Some(v) if !v.uses_handshake() => (v, true),
                 _ => {
-                    let supported: Vec<&str> = ProtocolVersion::ALL
-                        .iter()
-                        .filter(|v| !v.uses_handshake())
-                        .map(|v| v.as_str())
-                        .collect();
-                    return Some(error_with_data(
-                        &id,
+                    return Err((
                         jsonrpc::UNSUPPORTED_PROTOCOL_VERSION,
-                        "unsupported protocol version",
-                        json!({"supported": supported, "requested": s}),
+                        "unsupported protocol version".into(),
+                        Some(json!({"supported": modern_versions(), "requested": clip_raw(s)})),
                     ));
                 }
             },
             Some(_) => {
-                return Some(error(
-                    &id,
-                    jsonrpc::INVALID_PARAMS,
-                    "invalid params: the protocol version in _meta must be a string",
-                ));
+                return Err(invalid(format!(
+                    "_meta \"{META_PROTOCOL_VERSION}\" must be a string"
+                )));
             }
         };
+        if modern {
+            check_modern_meta(meta)?;
+            if mode == Mode::Batch {
+                return Err((
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: a request carrying 2026-07-28 _meta cannot be part of a batch"
+                        .into(),
+                    None,
+                ));
+            }
+        }
         let req = Request {
             id,
             method,
             params,
             version,
             modern,
+            size,
         };
-        let answer = match req.method.as_str() {
-            "initialize" => self.initialize(&req),
-            "ping" => Ok(json!({})),
-            "server/discover" => Ok(self.discover()),
-            "tools/list" => self.list(&req),
-            "logging/setLevel" => self.set_level(&req),
-            "tools/call" => return self.call(req, inline),
-            _ => Err((
-                jsonrpc::METHOD_NOT_FOUND,
-                format!("method not found: {}", clip(&req.method)),
+        let result = match (req.method.as_str(), modern) {
+            ("initialize", false) if mode == Mode::Batch => Err((
+                jsonrpc::INVALID_REQUEST,
+                "invalid request: initialize must not be part of a JSON-RPC batch".into(),
+                None,
             )),
-        };
-        Some(match answer {
-            Ok(result) => response(&req.id, self.finish_result(result, &req)),
-            Err((code, message)) => error(&req.id, code, &message),
-        })
+            ("initialize", false) => self.initialize(&req),
+            ("ping", false) => Ok(json!({})),
+            ("logging/setLevel", false) => self.set_level(&req),
+            ("server/discover", true) => Ok(self.discover()),
+            ("tools/list", _) => self.list(&req),
+            ("tools/call", _) => return self.call(req, mode),
+            ("subscriptions/listen", true) => return self.listen(&req),
+            (m, _) => Err((
+                jsonrpc::METHOD_NOT_FOUND,
+                if modern && matches!(m, "initialize" | "ping" | "logging/setLevel") {
+                    format!(
+                        "method not found: {} is not a method of protocol version 2026-07-28",
+                        clip(m)
+                    )
+                } else {
+                    format!("method not found: {}", clip(m))
+                },
+                None,
+            )),
+        }?;
+        Ok(Some(result_line(
+            &req.id,
+            &self.finish_result(result, &req),
+        )))
+    }
+
+    /// The version of a request without a `_meta` protocol version: the session's, or none
+    /// before `initialize` (the request is then malformed at 2026-07-28).
+    fn legacy_version(&self, method: &str) -> Result<ProtocolVersion, Failure> {
+        let negotiated = lock(&self.state.session).negotiated;
+        match (negotiated, method) {
+            (_, "server/discover") | (None, _) if !matches!(method, "initialize" | "ping") => {
+                Err(invalid(format!(
+                    "_meta \"{META_PROTOCOL_VERSION}\" is required (2026-07-28); \
+                     earlier versions start with initialize"
+                )))
+            }
+            (Some(v), _) => Ok(v),
+            (None, _) => Ok(ProtocolVersion::LATEST_HANDSHAKE),
+        }
     }
 
     /// Adds what every 2026-07-28 result carries.
@@ -618,32 +1029,113 @@ impl Connection {
         json!({"name": self.server.inner.name, "version": self.server.inner.version})
     }
 
-    fn capabilities(&self) -> Value {
-        json!({"tools": {"listChanged": false}, "logging": {}})
-    }
-
-    fn notification(&self, method: &str, params: Option<&Map<String, Value>>) {
-        // Only cancellation needs work; initialized, progress, roots/list_changed and
-        // unknown notifications are ignored, as JSON-RPC asks.
-        if method == "notifications/cancelled"
-            && let Some(id) = params.and_then(|p| p.get("requestId"))
-            && let Some(flag) = lock(&self.state.in_flight).get(&id.to_string())
-        {
-            flag.store(true, Ordering::Relaxed);
+    /// What the server offers: tools, and client logging before 2026-07-28 (deprecated by
+    /// SEP-2577, so neither advertised nor sent at 2026-07-28). Tasks are not offered.
+    fn capabilities(&self, version: ProtocolVersion) -> Value {
+        if version.uses_handshake() {
+            json!({"tools": {"listChanged": false}, "logging": {}})
+        } else {
+            json!({"tools": {"listChanged": false}})
         }
     }
 
-    fn initialize(&self, req: &Request) -> Result<Value, (i64, String)> {
+    fn notification(&self, method: &str, params: Option<&RawValue>) {
+        // Only cancellation needs work; initialized, progress, roots/list_changed and
+        // unknown notifications are ignored, as JSON-RPC asks.
+        #[derive(Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(borrow, rename = "requestId")]
+            request_id: &'a RawValue,
+        }
+        if method == "notifications/cancelled"
+            && let Some(p) = params
+            && let Ok(c) = serde_json::from_str::<Cancelled<'_>>(p.get())
+            && let Some(id) = Id::parse(c.request_id)
+        {
+            let mut running = lock(&self.state.running);
+            if let Some(flag) = running.calls.get(id.key()) {
+                flag.store(true, Ordering::Relaxed);
+            }
+            // A cancelled subscription ends without an answer.
+            running.subscriptions.remove(id.key());
+        }
+    }
+
+    /// `subscriptions/listen`: this server's tools never change, so it honours none of the
+    /// notification types; the stream is acknowledged with an empty filter and stays open
+    /// until the client cancels it or the connection closes (then answered as closed).
+    fn listen(&self, req: &Request) -> Result<Option<String>, Failure> {
+        match req.params.as_ref().and_then(|p| p.get("notifications")) {
+            Some(Value::Object(_)) => {}
+            _ => return Err(invalid("\"notifications\" must be an object".into())),
+        }
+        {
+            let mut running = lock(&self.state.running);
+            if running.subscriptions.contains_key(req.id.key())
+                || running.calls.contains_key(req.id.key())
+            {
+                return Err((
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: this id belongs to a request still running".into(),
+                    None,
+                ));
+            }
+            if running.subscriptions.len() >= self.server.inner.max_in_flight {
+                return Err((
+                    jsonrpc::SERVER_BUSY,
+                    "server busy: too many subscriptions open".into(),
+                    None,
+                ));
+            }
+            running
+                .subscriptions
+                .insert(req.id.key().to_string(), req.id.clone());
+        }
+        (self.state.sink)(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\
+                 \"params\":{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{}}},\"notifications\":{{}}}}}}",
+                req.id.raw()
+            ),
+            Outgoing::Answer,
+        );
+        Ok(None)
+    }
+
+    /// Ends the open subscriptions gracefully: each gets its `subscriptions/listen` result.
+    fn close_subscriptions(&self) {
+        let open: Vec<Id> = lock(&self.state.running)
+            .subscriptions
+            .drain()
+            .map(|(_, id)| id)
+            .collect();
+        for id in open {
+            let result = json!({
+                "resultType": "complete",
+                "_meta": {META_SERVER_INFO: self.server_info()},
+            });
+            let mut line = result_line(&id, &result);
+            // The subscription id is the request id, exactly as sent.
+            line = line.replacen(
+                "\"_meta\":{",
+                &format!(
+                    "\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{},",
+                    id.raw()
+                ),
+                1,
+            );
+            self.send(line);
+        }
+    }
+
+    fn initialize(&self, req: &Request) -> Result<Value, Failure> {
         let asked = req
             .params
             .as_ref()
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str);
         let Some(asked) = asked else {
-            return Err((
-                jsonrpc::INVALID_PARAMS,
-                "invalid params: \"protocolVersion\" must be a string".into(),
-            ));
+            return Err(invalid("\"protocolVersion\" must be a string".into()));
         };
         let version = match ProtocolVersion::parse(asked) {
             Some(v) if v.uses_handshake() => v,
@@ -651,6 +1143,13 @@ impl Connection {
         };
         {
             let mut s = lock(&self.state.session);
+            if let Some(v) = s.negotiated {
+                return Err((
+                    jsonrpc::INVALID_REQUEST,
+                    format!("invalid request: the session is already initialized at {v}"),
+                    None,
+                ));
+            }
             s.negotiated = Some(version);
             s.client_info = req
                 .params
@@ -661,7 +1160,7 @@ impl Connection {
         }
         let mut result = json!({
             "protocolVersion": version.as_str(),
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(version),
             "serverInfo": self.server_info(),
         });
         if let (Some(text), Some(obj)) = (&self.server.inner.instructions, result.as_object_mut()) {
@@ -671,11 +1170,9 @@ impl Connection {
     }
 
     fn discover(&self) -> Value {
-        let versions: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
         let mut result = json!({
-            "supportedVersions": versions,
-            "capabilities": self.capabilities(),
-            "serverInfo": self.server_info(),
+            "supportedVersions": modern_versions(),
+            "capabilities": self.capabilities(ProtocolVersion::V2026_07_28),
             "ttlMs": self.server.inner.list_ttl_ms,
             "cacheScope": "public",
         });
@@ -685,7 +1182,7 @@ impl Connection {
         result
     }
 
-    fn set_level(&self, req: &Request) -> Result<Value, (i64, String)> {
+    fn set_level(&self, req: &Request) -> Result<Value, Failure> {
         let level = req
             .params
             .as_ref()
@@ -693,34 +1190,34 @@ impl Connection {
             .and_then(Value::as_str)
             .and_then(LogLevel::parse);
         let Some(level) = level else {
-            return Err((
-                jsonrpc::INVALID_PARAMS,
-                "invalid params: \"level\" must be a log level name".into(),
-            ));
+            return Err(invalid("\"level\" must be a log level name".into()));
         };
         lock(&self.state.session).log_level = Some(level);
         Ok(json!({}))
     }
 
-    fn list(&self, req: &Request) -> Result<Value, (i64, String)> {
+    fn list(&self, req: &Request) -> Result<Value, Failure> {
         let inner = &self.server.inner;
         let start = match req.params.as_ref().and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => decode_cursor(c, inner.tools.len()).ok_or((
-                jsonrpc::INVALID_PARAMS,
-                "invalid params: unknown cursor".to_string(),
-            ))?,
-            Some(_) => {
-                return Err((
-                    jsonrpc::INVALID_PARAMS,
-                    "invalid params: \"cursor\" must be a string".into(),
-                ));
-            }
+            Some(Value::String(c)) => decode_cursor(c, inner.tools.len())
+                .ok_or_else(|| invalid("unknown cursor".into()))?,
+            Some(_) => return Err(invalid("\"cursor\" must be a string".into())),
         };
         let end = start.saturating_add(inner.page_size).min(inner.tools.len());
         let tools: Vec<Value> = inner.tools[start..end]
             .iter()
-            .map(|t| t.to_json(req.version))
+            .map(|t| {
+                let mut json = t.to_json(req.version);
+                // Without the tasks capability a client never runs a tool as a task, so a
+                // tool that would require it is listed as a plain one.
+                if json["execution"]["taskSupport"] == "required"
+                    && let Some(obj) = json.as_object_mut()
+                {
+                    obj.remove("execution");
+                }
+                json
+            })
             .collect();
         let mut result = json!({ "tools": tools });
         if let Some(obj) = result.as_object_mut() {
@@ -735,101 +1232,92 @@ impl Connection {
         Ok(result)
     }
 
-    fn call(&self, req: Request, inline: bool) -> Option<Value> {
-        let id = req.id.clone();
-        let fail = |code: i64, message: &str| Some(error(&id, code, message));
-        let Some(params) = &req.params else {
-            return fail(
-                jsonrpc::INVALID_PARAMS,
-                "invalid params: tools/call needs params",
-            );
+    /// Checks what can be checked at once, then runs the call: validation included, on its
+    /// own thread in [`Mode::Spawn`], so a slow argument check never holds up reading.
+    fn call(&self, mut req: Request, mode: Mode) -> Result<Option<String>, Failure> {
+        let inner = &self.server.inner;
+        let Some(params) = req.params.as_mut() else {
+            return Err(invalid("tools/call needs params".into()));
         };
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return fail(
-                jsonrpc::INVALID_PARAMS,
-                "invalid params: \"name\" must be a string",
-            );
+            return Err(invalid("\"name\" must be a string".into()));
         };
         let Some(tool) = self.server.tool(name).cloned() else {
-            return fail(
+            return Err((
                 jsonrpc::INVALID_PARAMS,
-                &format!("unknown tool: {}", clip(name)),
-            );
-        };
-        let arguments = match params.get("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(a @ Value::Object(_)) => a.clone(),
-            Some(_) => {
-                return fail(
-                    jsonrpc::INVALID_PARAMS,
-                    "invalid params: \"arguments\" must be an object",
-                );
-            }
-        };
-        if !tool.input_schema().is_valid(&arguments) {
-            let mut lines: Vec<String> = tool
-                .input_schema()
-                .iter_errors(&arguments)
-                .take(MAX_REPORTED_ERRORS + 1)
-                .map(|e| format!("{e}"))
-                .collect();
-            if lines.len() > MAX_REPORTED_ERRORS {
-                lines.truncate(MAX_REPORTED_ERRORS);
-                lines.push("(more errors not shown)".into());
-            }
-            let headline = format!("invalid arguments for tool {}", tool.name());
-            if req.version.reports_argument_errors_as_results() {
-                let text = format!(
-                    "{headline}:\n{}",
-                    lines
-                        .iter()
-                        .map(|l| format!("- {l}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                );
-                let result = CallToolResult::error(text).render(req.version, None);
-                return Some(response(&id, self.finish_result(result, &req)));
-            }
-            let message = format!("{headline}: {}", lines.join("; "));
-            return Some(error_with_data(
-                &id,
-                jsonrpc::INVALID_PARAMS,
-                &message,
-                json!({"errors": lines}),
+                format!("unknown tool: {}", clip(name)),
+                None,
             ));
-        }
+        };
+        // Taken, not cloned: the call holds one copy of its arguments.
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(a @ Value::Object(_)) => a,
+            Some(_) => return Err(invalid("\"arguments\" must be an object".into())),
+        };
         let meta = params.get("_meta").and_then(Value::as_object);
-        let progress_token = meta
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_number())
-            .cloned();
+        let progress_token = match meta.and_then(|m| m.get("progressToken")) {
+            None => None,
+            Some(t @ (Value::String(_) | Value::Number(_))) => {
+                if t.to_string().len() > MAX_PROGRESS_TOKEN_BYTES {
+                    return Err(invalid(format!(
+                        "\"progressToken\" is longer than {MAX_PROGRESS_TOKEN_BYTES} bytes"
+                    )));
+                }
+                Some(t.clone())
+            }
+            Some(_) => {
+                return Err(invalid(
+                    "\"progressToken\" must be a string or a number".into(),
+                ));
+            }
+        };
         let (log_level, client_info) = if req.modern {
-            let level = meta
-                .and_then(|m| m.get(META_LOG_LEVEL))
-                .and_then(Value::as_str)
-                .and_then(LogLevel::parse);
-            (level, meta.and_then(|m| m.get(META_CLIENT_INFO)).cloned())
+            // Logging is deprecated at 2026-07-28 and not advertised, so nothing is sent.
+            (None, meta.and_then(|m| m.get(META_CLIENT_INFO)).cloned())
         } else {
             let s = lock(&self.state.session);
             (s.log_level, s.client_info.clone())
         };
-        let key = id.to_string();
+        let held = req.size.max(estimate_bytes(&arguments));
+        if held > inner.max_call_memory {
+            return Err((
+                jsonrpc::SERVER_BUSY,
+                format!(
+                    "arguments too large: about {} MiB once read, the limit is {} MiB",
+                    held >> 20,
+                    inner.max_call_memory >> 20
+                ),
+                None,
+            ));
+        }
+        let key = req.id.key().to_string();
         let cancelled = Arc::new(AtomicBool::new(false));
         {
-            let mut running = lock(&self.state.in_flight);
-            if running.contains_key(&key) {
-                return fail(
+            let mut running = lock(&self.state.running);
+            if running.calls.contains_key(&key) {
+                return Err((
                     jsonrpc::INVALID_REQUEST,
-                    "invalid request: this id belongs to a call still running",
-                );
+                    "invalid request: this id belongs to a call still running".into(),
+                    None,
+                ));
             }
-            if running.len() >= self.server.inner.max_in_flight {
-                return fail(
+            if mode != Mode::Batch && running.slots() >= inner.max_in_flight {
+                return Err((
                     jsonrpc::SERVER_BUSY,
-                    "server busy: too many calls in flight",
-                );
+                    "server busy: too many calls in flight".into(),
+                    None,
+                ));
             }
-            running.insert(key.clone(), Arc::clone(&cancelled));
+            if running.bytes + held > inner.max_memory_in_flight {
+                return Err((
+                    jsonrpc::SERVER_BUSY,
+                    "server busy: the calls in flight hold too much memory".into(),
+                    None,
+                ));
+            }
+            running.calls.insert(key.clone(), Arc::clone(&cancelled));
+            running.bytes += held;
         }
         let ctx = CallContext {
             version: req.version,
@@ -839,6 +1327,17 @@ impl Connection {
             log_level,
             client_info,
             tool: tool.name().to_string(),
+        };
+        let undo = {
+            let state = Arc::clone(&self.state);
+            let key = req.id.key().to_string();
+            move || {
+                let mut running = lock(&state.running);
+                running.calls.remove(&key);
+                running.bytes -= held;
+                drop(running);
+                state.idle.notify_all();
+            }
         };
         let this = self.clone_handle();
         // The answer is delivered while the table is locked: a closing connection waiting for
@@ -851,20 +1350,22 @@ impl Connection {
             } else {
                 Some(answer)
             };
-            let mut running = lock(&this.state.in_flight);
-            running.remove(&key);
+            let mut running = lock(&this.state.running);
+            running.calls.remove(&key);
+            running.bytes -= held;
             let answer = match (deliver, answer) {
                 (true, Some(a)) => {
-                    (this.state.sink)(a.to_string());
+                    (this.state.sink)(a, Outgoing::Answer);
                     None
                 }
                 (_, a) => a,
             };
+            drop(running);
             this.state.idle.notify_all();
             answer
         };
-        if inline {
-            return run(false);
+        if mode != Mode::Spawn {
+            return Ok(run(false));
         }
         let spawned = std::thread::Builder::new()
             .name("mcp-call".into())
@@ -872,66 +1373,81 @@ impl Connection {
                 run(true);
             });
         if spawned.is_err() {
-            let mut running = lock(&self.state.in_flight);
-            running.remove(&id.to_string());
-            self.state.idle.notify_all();
-            return fail(
+            undo();
+            return Err((
                 jsonrpc::INTERNAL_ERROR,
-                "internal error: cannot start the call",
-            );
+                "internal error: cannot start the call".into(),
+                None,
+            ));
         }
-        None
+        Ok(None)
     }
 
-    fn run_call(&self, tool: &Tool, arguments: Value, ctx: &CallContext, req: &Request) -> Value {
+    fn run_call(&self, tool: &Tool, arguments: Value, ctx: &CallContext, req: &Request) -> String {
         let id = &req.id;
+        if let Some(answer) = self.check_arguments(tool, &arguments, req) {
+            return answer;
+        }
         let handler = &tool.inner.handler;
         let outcome = catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx)));
         let mut result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => {
                 eprintln!("toolschema mcp: tool {}: handler error: {e}", tool.name());
-                return error(
+                return error_line(
                     id,
                     jsonrpc::INTERNAL_ERROR,
                     "internal error: the tool failed",
+                    None,
                 );
             }
             Err(_) => {
                 eprintln!("toolschema mcp: tool {}: handler panicked", tool.name());
-                return error(
+                return error_line(
                     id,
                     jsonrpc::INTERNAL_ERROR,
                     "internal error: the tool failed",
+                    None,
                 );
             }
         };
         if !result.is_error()
             && let Some(schema) = tool.output_schema()
         {
-            let Some(structured) = result.structured_content() else {
-                eprintln!(
-                    "toolschema mcp: tool {}: result has no structuredContent but the tool declares an output schema",
-                    tool.name()
-                );
-                return error(
-                    id,
-                    jsonrpc::INVALID_PARAMS,
-                    "the tool's result does not match its output schema",
-                );
+            // The server broke its own contract: the client is not to blame, so it gets an
+            // `isError` result naming where, and stderr gets the same.
+            let failures: Option<Vec<String>> = match result.structured_content() {
+                None => Some(vec![
+                    "/: no structuredContent, but the tool declares an output schema".into(),
+                ]),
+                Some(structured) if !schema.is_valid(structured) => Some(
+                    schema
+                        .iter_errors(structured)
+                        .take(MAX_REPORTED_ERRORS)
+                        .map(|e| format!("{e} (schema {})", e.keyword_location()))
+                        .collect(),
+                ),
+                Some(_) => None,
             };
-            if !schema.is_valid(structured) {
-                for e in schema.iter_errors(structured).take(MAX_REPORTED_ERRORS) {
+            if let Some(failures) = failures {
+                for f in &failures {
                     eprintln!(
-                        "toolschema mcp: tool {}: structuredContent {e}",
+                        "toolschema mcp: tool {}: result breaks the output schema: {f}",
                         tool.name()
                     );
                 }
-                return error(
-                    id,
-                    jsonrpc::INVALID_PARAMS,
-                    "the tool's result does not match its output schema",
+                let text = format!(
+                    "tool {} produced a result that does not match its own output schema \
+                     (a fault of the server, not of the request):\n{}",
+                    tool.name(),
+                    failures
+                        .iter()
+                        .map(|f| format!("- {f}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 );
+                let rendered = CallToolResult::error(text).render(req.version, None);
+                return result_line(id, &self.finish_result(rendered, req));
             }
         }
         result.mirror_structured();
@@ -940,23 +1456,63 @@ impl Connection {
         } else {
             None
         };
-        response(
+        result_line(
             id,
-            self.finish_result(result.render(req.version, wrap), req),
+            &self.finish_result(result.render(req.version, wrap), req),
         )
     }
 
-    /// The number of `tools/call` requests running now.
-    pub fn in_flight(&self) -> usize {
-        lock(&self.state.in_flight).len()
+    /// The answer to arguments that fail the input schema, or `None` when they pass.
+    fn check_arguments(&self, tool: &Tool, arguments: &Value, req: &Request) -> Option<String> {
+        if tool.input_schema().is_valid(arguments) {
+            return None;
+        }
+        let mut lines: Vec<String> = tool
+            .input_schema()
+            .iter_errors(arguments)
+            .take(MAX_REPORTED_ERRORS + 1)
+            .map(|e| format!("{e}"))
+            .collect();
+        if lines.len() > MAX_REPORTED_ERRORS {
+            lines.truncate(MAX_REPORTED_ERRORS);
+            lines.push("(more errors not shown)".into());
+        }
+        let headline = format!("invalid arguments for tool {}", tool.name());
+        if req.version.reports_argument_errors_as_results() {
+            let text = format!(
+                "{headline}:\n{}",
+                lines
+                    .iter()
+                    .map(|l| format!("- {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            let result = CallToolResult::error(text).render(req.version, None);
+            return Some(result_line(&req.id, &self.finish_result(result, req)));
+        }
+        let message = format!("{headline}: {}", lines.join("; "));
+        Some(error_line(
+            &req.id,
+            jsonrpc::INVALID_PARAMS,
+            &message,
+            Some(&json!({"errors": lines})),
+        ))
     }
 
-    /// Ends the session: waits up to `grace` for running calls to answer, then cancels the
-    /// rest (their answers are dropped) and waits up to `grace` again for them to stop.
+    /// The number of requests running now: `tools/call` requests and the requests of
+    /// batches being answered.
+    pub fn in_flight(&self) -> usize {
+        lock(&self.state.running).slots()
+    }
+
+    /// Ends the session: answers the open subscriptions as closed, waits up to `grace` for
+    /// running calls to answer, then cancels the rest (their answers are dropped) and waits
+    /// up to `grace` again for them to stop.
     pub fn finish(&self, grace: Duration) {
+        self.close_subscriptions();
         let deadline = Instant::now() + grace;
-        let mut running = lock(&self.state.in_flight);
-        while !running.is_empty() {
+        let mut running = lock(&self.state.running);
+        while running.slots() > 0 {
             let now = Instant::now();
             if now >= deadline {
                 break;
@@ -966,18 +1522,18 @@ impl Connection {
                 Err(p) => p.into_inner().0,
             };
         }
-        if running.is_empty() {
+        if running.slots() == 0 {
             return;
         }
         eprintln!(
-            "toolschema mcp: cancelling {} call(s) still running at shutdown",
-            running.len()
+            "toolschema mcp: cancelling {} request(s) still running at shutdown",
+            running.slots()
         );
-        for flag in running.values() {
+        for flag in running.calls.values() {
             flag.store(true, Ordering::Relaxed);
         }
         let deadline = Instant::now() + grace;
-        while !running.is_empty() {
+        while running.slots() > 0 {
             let now = Instant::now();
             if now >= deadline {
                 break;
@@ -990,13 +1546,146 @@ impl Connection {
     }
 }
 
-/// A tool name or method, shortened for an error message.
+/// True for a tool declaring `execution.taskSupport: "required"` (2025-11-25).
+fn requires_tasks(tool: &Tool) -> bool {
+    tool.to_json(ProtocolVersion::V2025_11_25)["execution"]["taskSupport"] == "required"
+}
+
+/// An error answer: code, message, data.
+type Failure = (i64, String, Option<Value>);
+
+fn invalid(what: String) -> Failure {
+    (
+        jsonrpc::INVALID_PARAMS,
+        format!("invalid params: {what}"),
+        None,
+    )
+}
+
+/// The versions a request's `_meta` may name. Earlier versions are served too, but only
+/// after an `initialize` handshake, which is not a choice a 2026-07-28 client makes.
+fn modern_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL
+        .iter()
+        .filter(|v| !v.uses_handshake())
+        .map(|v| v.as_str())
+        .collect()
+}
+
+/// The required and checked fields of a 2026-07-28 request's `_meta`.
+fn check_modern_meta(meta: Option<&Map<String, Value>>) -> Result<(), Failure> {
+    let Some(meta) = meta else {
+        return Ok(());
+    };
+    match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(invalid(format!(
+                "_meta \"{META_CLIENT_CAPABILITIES}\" must be an object"
+            )));
+        }
+        None => {
+            return Err(invalid(format!(
+                "_meta \"{META_CLIENT_CAPABILITIES}\" is required"
+            )));
+        }
+    }
+    if let Some(level) = meta.get(META_LOG_LEVEL)
+        && level.as_str().and_then(LogLevel::parse).is_none()
+    {
+        return Err(invalid(format!(
+            "_meta \"{META_LOG_LEVEL}\" must be a log level name (debug, info, notice, warning, error, critical, alert, emergency)"
+        )));
+    }
+    if let Some(info) = meta.get(META_CLIENT_INFO)
+        && !info.is_object()
+    {
+        return Err(invalid(format!(
+            "_meta \"{META_CLIENT_INFO}\" must be an object"
+        )));
+    }
+    Ok(())
+}
+
+/// The id of a batch member that is a request, for a busy answer.
+fn request_id(message: &str) -> Option<Id> {
+    let env: Envelope<'_> = serde_json::from_str(message).ok()?;
+    env.method?;
+    Id::parse(env.id?)
+}
+
+/// The answer to a message that is not a readable envelope.
+fn unreadable(message: &str, e: &serde_json::Error) -> String {
+    if serde_json::from_str::<serde::de::IgnoredAny>(message).is_ok() {
+        // Valid JSON: not an object, or an object repeating a member.
+        error_line(
+            &Id::null(),
+            jsonrpc::INVALID_REQUEST,
+            &format!("invalid request: {}", parse_problem(e)),
+            None,
+        )
+    } else {
+        error_line(
+            &Id::null(),
+            jsonrpc::PARSE_ERROR,
+            "parse error: the message is not valid JSON",
+            None,
+        )
+    }
+}
+
+/// What the parser found, without the position (which says nothing to a JSON-RPC client).
+fn parse_problem(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let text = match text.find(" at line ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    if text.starts_with("invalid type") {
+        "a message must be a JSON object".into()
+    } else {
+        text.to_string()
+    }
+}
+
+/// An estimate of the heap a parsed value holds, for the memory bounds of calls.
+fn estimate_bytes(value: &Value) -> usize {
+    const NODE: usize = size_of::<Value>();
+    // A map entry: its key's `String`, its `Value`, and the tree's share.
+    const ENTRY: usize = size_of::<String>() + NODE + 16;
+    let mut total = NODE;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => total += s.capacity(),
+            Value::Array(items) => {
+                total += items.capacity() * NODE;
+                stack.extend(items);
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    total += ENTRY + k.capacity();
+                    stack.push(item);
+                }
+            }
+            _ => {}
+        }
+    }
+    total
+}
+
+/// A client's string for an error message: at most 128 characters, as a JSON string.
 fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(128).collect();
+    crate::error::Quoted(clip_raw(s)).to_string()
+}
+
+/// A client's string cut to 128 characters (an ellipsis marks the cut).
+fn clip_raw(s: &str) -> String {
+    let mut out: String = s.chars().take(MAX_ECHOED_CHARS).collect();
     if out.len() < s.len() {
         out.push('…');
     }
-    format!("{out:?}")
+    out
 }
 
 fn encode_cursor(offset: usize) -> String {
