@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::ExitCode;
 use toolschema::{Options, Schema};
 
+mod proxy_cli;
+
 const USAGE: &str = "usage:
   toolschema check SCHEMA
       compile SCHEMA and report (exit 0 when it compiles, 2 otherwise)
@@ -14,7 +16,9 @@ const USAGE: &str = "usage:
       1 when any is invalid, 2 on a bad schema, unreadable file or malformed JSON
   toolschema serve [--tools FILE_OR_DIR]... [--max-message-bytes N] [--page-size N]
       an MCP server on stdio: built-in demo tools, or the tools in the given files
-      (arrays of MCP Tool objects, or one) and directories";
+      (arrays of MCP Tool objects, or one) and directories
+  toolschema proxy [OPTIONS] -- COMMAND [ARGS...]
+      a contract-checking MCP proxy in front of the server COMMAND (`proxy --help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +26,7 @@ fn main() -> ExitCode {
         Some("check") => check(&args[1..]),
         Some("validate") => validate(&args[1..]),
         Some("serve") => serve(&args[1..]),
+        Some("proxy") => proxy_cli::main(&std::env::args_os().skip(2).collect::<Vec<_>>()),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             0
