@@ -30,7 +30,9 @@ fn missing(what: &str) -> Option<PathBuf> {
 fn node_dir() -> Option<PathBuf> {
     let dir = root().join("tests/proxy");
     if dir.join("node_modules/client-beta5/package.json").is_file()
-        && dir.join("node_modules/client-current/package.json").is_file()
+        && dir
+            .join("node_modules/client-current/package.json")
+            .is_file()
         && dir
             .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
             .is_file()
@@ -67,7 +69,13 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Runs the strict Node client: `node client.mjs PACKAGE TOOL ARGS -- COMMAND...`; answers
 /// its JSON lines (listing, then outcome).
-fn strict_client(dir: &Path, package: &str, tool: &str, args: Value, server: &[&str]) -> Vec<Value> {
+fn strict_client(
+    dir: &Path,
+    package: &str,
+    tool: &str,
+    args: Value,
+    server: &[&str],
+) -> Vec<Value> {
     let out = Command::new("node")
         .current_dir(dir)
         .arg("client.mjs")
@@ -112,7 +120,13 @@ fn strict_beta5_client_refuses_the_filesystem_server_directly_and_works_through_
     let path = files.join("a.txt");
     let args = json!({"path": path});
 
-    let direct = strict_client(&dir, "client-beta5", "read_text_file", args.clone(), &server);
+    let direct = strict_client(
+        &dir,
+        "client-beta5",
+        "read_text_file",
+        args.clone(),
+        &server,
+    );
     // What the pinned server emits: draft-07 on every input and output schema.
     let listed = direct[0]["tools"].as_array().unwrap();
     assert!(listed.len() >= 10);
@@ -122,12 +136,22 @@ fn strict_beta5_client_refuses_the_filesystem_server_directly_and_works_through_
     let error = direct[1]["error"].as_str().unwrap_or_default();
     assert!(error.contains("2020-12 only"), "{:?}", direct[1]);
 
-    let proxied = strict_client(&dir, "client-beta5", "read_text_file", args, &through_proxy(&server));
+    let proxied = strict_client(
+        &dir,
+        "client-beta5",
+        "read_text_file",
+        args,
+        &through_proxy(&server),
+    );
     for t in proxied[0]["tools"].as_array().unwrap() {
         assert!(t["input"].is_null() && t["output"].is_null(), "{t}");
     }
     let result = &proxied[1]["result"];
-    assert_eq!(result["structuredContent"]["content"], "hello proxy\n", "{:?}", proxied[1]);
+    assert_eq!(
+        result["structuredContent"]["content"], "hello proxy\n",
+        "{:?}",
+        proxied[1]
+    );
 }
 
 /// Through the proxy the upgraded draft-07 tools still have their results checked: a server
@@ -141,8 +165,19 @@ fn strict_client_through_the_proxy_still_gets_results_checked_and_bad_calls_refu
     let log = work.join("audit.jsonl");
     let calls_arg = calls.to_str().unwrap();
     let server = ["python3", "broken_server.py", calls_arg];
-    let direct = strict_client(&dir, "client-beta5", "forecast", json!({"city": "Oslo"}), &server);
-    assert!(direct[1]["error"].as_str().unwrap_or_default().contains("2020-12 only"));
+    let direct = strict_client(
+        &dir,
+        "client-beta5",
+        "forecast",
+        json!({"city": "Oslo"}),
+        &server,
+    );
+    assert!(
+        direct[1]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("2020-12 only")
+    );
 
     let proxied = |tool: &str, args: Value| {
         let mut cmd = vec![BIN, "proxy", "--log", log.to_str().unwrap(), "--"];
@@ -150,7 +185,11 @@ fn strict_client_through_the_proxy_still_gets_results_checked_and_bad_calls_refu
         strict_client(&dir, "client-beta5", tool, args, &cmd)
     };
     let good = proxied("forecast", json!({"city": "Oslo"}));
-    assert_eq!(good[1]["result"]["structuredContent"]["sky"], "clear", "{:?}", good[1]);
+    assert_eq!(
+        good[1]["result"]["structuredContent"]["sky"], "clear",
+        "{:?}",
+        good[1]
+    );
 
     let bad = proxied("broken_forecast", json!({"city": "Oslo"}));
     let result = &bad[1]["result"];
@@ -159,28 +198,44 @@ fn strict_client_through_the_proxy_still_gets_results_checked_and_bad_calls_refu
     for location in ["/celsius", "/sky", "/wind"] {
         assert!(text.contains(location), "{text}");
     }
-    assert!(!text.contains("warm") && !text.contains("raining"), "quotes a value: {text}");
+    assert!(
+        !text.contains("warm") && !text.contains("raining"),
+        "quotes a value: {text}"
+    );
 
     let before = std::fs::read_to_string(&calls).unwrap_or_default();
     let refused = proxied("forecast", json!({"city": ""}));
     assert_eq!(refused[1]["result"]["isError"], true, "{:?}", refused[1]);
-    assert!(refused[1]["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("/city"));
+    assert!(
+        refused[1]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("/city")
+    );
     let after = std::fs::read_to_string(&calls).unwrap_or_default();
     assert_eq!(before, after, "the server saw the refused call");
-    assert_eq!(after.lines().count(), 2, "the two valid calls reached the server");
+    assert_eq!(
+        after.lines().count(),
+        2,
+        "the two valid calls reached the server"
+    );
 
     let audit: Vec<Value> = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let directions: Vec<&str> = audit.iter().map(|r| r["direction"].as_str().unwrap()).collect();
+    let directions: Vec<&str> = audit
+        .iter()
+        .map(|r| r["direction"].as_str().unwrap())
+        .collect();
     assert_eq!(directions, ["result", "arguments"], "{audit:?}");
     assert_eq!(audit[1]["errors"][0]["keyword"], "minLength");
-    assert!(audit.iter().all(|r| r["time"].is_string() && r["tool"].is_string()));
+    assert!(
+        audit
+            .iter()
+            .all(|r| r["time"].is_string() && r["tool"].is_string())
+    );
 }
 
 /// The current 2.x client accepts draft-07 but refuses draft-04 (served here by
@@ -192,8 +247,18 @@ fn current_client_refuses_draft04_directly_and_works_through_the_proxy() {
     let direct = strict_client(&dir, "client-current", "area", json!({"side": 4}), &server);
     let error = direct[1]["error"].as_str().unwrap_or_default();
     assert!(error.contains("draft-04"), "{:?}", direct[1]);
-    let proxied = strict_client(&dir, "client-current", "area", json!({"side": 4}), &through_proxy(&server));
-    assert_eq!(proxied[1]["result"]["structuredContent"]["area"], 16, "{:?}", proxied[1]);
+    let proxied = strict_client(
+        &dir,
+        "client-current",
+        "area",
+        json!({"side": 4}),
+        &through_proxy(&server),
+    );
+    assert_eq!(
+        proxied[1]["result"]["structuredContent"]["area"], 16,
+        "{:?}",
+        proxied[1]
+    );
 }
 
 /// The everything server (pinned) declares draft-07 on every input schema and on its one
@@ -206,9 +271,19 @@ fn everything_server_through_the_proxy() {
         "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
         "stdio",
     ];
-    let direct = strict_client(&dir, "client-current", "get-sum", json!({"a": 2, "b": 3}), &server);
+    let direct = strict_client(
+        &dir,
+        "client-current",
+        "get-sum",
+        json!({"a": 2, "b": 3}),
+        &server,
+    );
     let listed = direct[0]["tools"].as_array().unwrap();
-    assert!(listed.iter().all(|t| t["input"] == "http://json-schema.org/draft-07/schema#"));
+    assert!(
+        listed
+            .iter()
+            .all(|t| t["input"] == "http://json-schema.org/draft-07/schema#")
+    );
     let proxied = strict_client(
         &dir,
         "client-current",
@@ -216,12 +291,33 @@ fn everything_server_through_the_proxy() {
         json!({"location": "New York"}),
         &through_proxy(&server),
     );
-    assert!(proxied[0]["tools"].as_array().unwrap().iter().all(|t| t["input"].is_null()));
+    assert!(
+        proxied[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["input"].is_null())
+    );
     let result = &proxied[1]["result"];
-    assert!(result["structuredContent"].is_object() && result.get("isError").is_none(), "{result}");
-    let refused = strict_client(&dir, "client-current", "get-sum", json!({"a": "two", "b": 3}), &through_proxy(&server));
-    let text = refused[1]["result"]["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.starts_with("invalid arguments for tool get-sum") && text.contains("/a"), "{:?}", refused[1]);
+    assert!(
+        result["structuredContent"].is_object() && result.get("isError").is_none(),
+        "{result}"
+    );
+    let refused = strict_client(
+        &dir,
+        "client-current",
+        "get-sum",
+        json!({"a": "two", "b": 3}),
+        &through_proxy(&server),
+    );
+    let text = refused[1]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("invalid arguments for tool get-sum") && text.contains("/a"),
+        "{:?}",
+        refused[1]
+    );
 }
 
 /// The Python SDK client through the proxy in front of a Python SDK server (MCPServer, once
@@ -248,7 +344,11 @@ fn python_sdk_client_and_server_through_the_proxy() {
         String::from_utf8_lossy(&out.stderr)
     );
     let audit = std::fs::read_to_string(work.join("audit.jsonl")).unwrap();
-    assert_eq!(audit.lines().count(), 3, "one refused call per version: {audit}");
+    assert_eq!(
+        audit.lines().count(),
+        3,
+        "one refused call per version: {audit}"
+    );
     assert!(!audit.contains("SECRET"), "{audit}");
 }
 
@@ -300,11 +400,24 @@ fn closing_stdin_ends_the_server_cleanly_after_its_answers() {
     let out = run_proxy(&["--", BIN, "serve"], &input);
     assert_eq!(out.status.code(), Some(0));
     let answers = lines(&out);
-    let by_id = |id: i64| answers.iter().find(|a| a["id"] == id).cloned().unwrap_or_default();
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
     assert_eq!(by_id(1)["result"]["protocolVersion"], "2025-06-18");
-    assert!(by_id(2)["result"]["structuredContent"]["condition"].is_string(), "{answers:?}");
+    assert!(
+        by_id(2)["result"]["structuredContent"]["condition"].is_string(),
+        "{answers:?}"
+    );
     assert_eq!(by_id(3)["error"]["code"], -32602, "{answers:?}");
-    assert_eq!(answers.len(), 3, "the proxy's own listing never reaches the client: {answers:?}");
+    assert_eq!(
+        answers.len(),
+        3,
+        "the proxy's own listing never reaches the client: {answers:?}"
+    );
 }
 
 #[test]
@@ -315,7 +428,11 @@ fn malformed_and_oversized_client_lines_are_answered_not_forwarded() {
     let out = run_proxy(&["--max-message-bytes", "1000", "--", BIN, "serve"], &input);
     let answers = lines(&out);
     let codes: Vec<&Value> = answers.iter().map(|a| &a["error"]["code"]).collect();
-    assert_eq!(codes, [&json!(-32700), &json!(-32600), &Value::Null], "{answers:?}");
+    assert_eq!(
+        codes,
+        [&json!(-32700), &json!(-32600), &Value::Null],
+        "{answers:?}"
+    );
     assert_eq!(answers[2]["id"], 9);
 }
 
@@ -333,7 +450,13 @@ fn initialized_with(version: &str, options: ContractOptions) -> Contract {
     c
 }
 
-fn list(c: &mut Contract, id: i64, cursor: Option<&str>, tools: Value, next: Option<&str>) -> Vec<Action> {
+fn list(
+    c: &mut Contract,
+    id: i64,
+    cursor: Option<&str>,
+    tools: Value,
+    next: Option<&str>,
+) -> Vec<Action> {
     let params = match cursor {
         Some(cur) => json!({"cursor": cur}),
         None => json!({}),
@@ -367,13 +490,16 @@ fn tool(name: &str, input: Value) -> Value {
 
 #[test]
 fn refusals_follow_the_protocol_version() {
-    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     for (version, as_result) in [("2025-06-18", false), ("2025-11-25", true)] {
         let mut c = initialized(version);
         list(&mut c, 1, None, json!([tool("t", schema.clone())]), None);
         assert_eq!(call(&mut c, 2, "t", json!({"n": 1})), [Action::Forward]);
         let actions = call(&mut c, 3, "t", json!({"n": "SECRET"}));
-        assert!(matches!(&actions[0], Action::Report(Event::RefusedCall(v)) if v.violations()[0].keyword == "type"));
+        assert!(
+            matches!(&actions[0], Action::Report(Event::RefusedCall(v)) if v.violations()[0].keyword == "type")
+        );
         let answer = &sent(&actions, Peer::Client)[0];
         assert!(!answer.to_string().contains("SECRET"));
         if as_result {
@@ -386,7 +512,9 @@ fn refusals_follow_the_protocol_version() {
     // 2026-07-28: the version comes from the request's `_meta`, and results say `complete`.
     let mut c = Contract::new(ContractOptions::default());
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
-    c.from_client(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}));
+    c.from_client(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+    );
     c.from_server(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("t", schema)]}}));
     let actions = c.from_client(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "t", "arguments": {}, "_meta": meta}}));
@@ -397,9 +525,22 @@ fn refusals_follow_the_protocol_version() {
 #[test]
 fn pages_are_compiled_and_list_changed_forgets_them() {
     let mut c = initialized("2025-11-25");
-    let strict = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
-    list(&mut c, 1, None, json!([tool("a", strict.clone())]), Some("p2"));
-    list(&mut c, 2, Some("p2"), json!([tool("b", strict.clone())]), None);
+    let strict =
+        json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    list(
+        &mut c,
+        1,
+        None,
+        json!([tool("a", strict.clone())]),
+        Some("p2"),
+    );
+    list(
+        &mut c,
+        2,
+        Some("p2"),
+        json!([tool("b", strict.clone())]),
+        None,
+    );
     assert!(c.tool("a").is_some() && c.tool("b").is_some());
     assert!(sent(&call(&mut c, 3, "b", json!({})), Peer::Client)[0]["result"]["isError"] == true);
 
@@ -413,7 +554,9 @@ fn pages_are_compiled_and_list_changed_forgets_them() {
     assert_eq!(own["method"], "tools/list");
     assert!(sent(&actions, Peer::Client).is_empty() && c.is_holding());
     let relaxed = json!({"type": "object"});
-    let actions = c.from_server(&json!({"jsonrpc": "2.0", "id": own["id"], "result": {"tools": [tool("b", relaxed)]}}));
+    let actions = c.from_server(
+        &json!({"jsonrpc": "2.0", "id": own["id"], "result": {"tools": [tool("b", relaxed)]}}),
+    );
     // The own listing is not shown to the client; the held call goes to the server.
     assert!(sent(&actions, Peer::Client).is_empty());
     assert_eq!(sent(&actions, Peer::Server)[0]["id"], 4);
@@ -423,13 +566,21 @@ fn pages_are_compiled_and_list_changed_forgets_them() {
 #[test]
 fn broken_schemas_are_reported_and_passed_or_hidden() {
     let broken = json!({"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}});
-    let tools = json!([tool("broken", broken), tool("fine", json!({"type": "object"}))]);
+    let tools = json!([
+        tool("broken", broken),
+        tool("fine", json!({"type": "object"}))
+    ]);
     let mut c = initialized("2025-11-25");
     let actions = list(&mut c, 1, None, tools.clone(), None);
-    assert!(actions.iter().any(|a| matches!(a, Action::Report(Event::BrokenSchema { problem, hidden: false })
-        if problem.tool == "broken" && problem.location.starts_with("/inputSchema"))));
+    assert!(actions.iter().any(
+        |a| matches!(a, Action::Report(Event::BrokenSchema { problem, hidden: false })
+        if problem.tool == "broken" && problem.location.starts_with("/inputSchema"))
+    ));
     assert!(actions.contains(&Action::Forward));
-    assert_eq!(call(&mut c, 2, "broken", json!({"anything": 1})), [Action::Forward]);
+    assert_eq!(
+        call(&mut c, 2, "broken", json!({"anything": 1})),
+        [Action::Forward]
+    );
 
     let options = ContractOptions {
         hide_broken_tools: true,
@@ -439,7 +590,10 @@ fn broken_schemas_are_reported_and_passed_or_hidden() {
     let actions = list(&mut c, 1, None, tools, None);
     let shown = &sent(&actions, Peer::Client)[0]["result"]["tools"];
     assert_eq!(shown.as_array().unwrap().len(), 1, "{shown}");
-    assert_eq!(sent(&call(&mut c, 2, "broken", json!({})), Peer::Client)[0]["error"]["code"], -32602);
+    assert_eq!(
+        sent(&call(&mut c, 2, "broken", json!({})), Peer::Client)[0]["error"]["code"],
+        -32602
+    );
 }
 
 #[test]
@@ -449,15 +603,20 @@ fn results_are_checked_wrapped_and_mirrored() {
     let mut c = initialized("2025-06-18");
     let actions = list(&mut c, 1, None, listed.clone(), None);
     let shown = &sent(&actions, Peer::Client)[0]["result"]["tools"][0]["outputSchema"];
-    assert_eq!(shown["type"], "object", "wrapped for a client before 2026-07-28: {shown}");
+    assert_eq!(
+        shown["type"], "object",
+        "wrapped for a client before 2026-07-28: {shown}"
+    );
     call(&mut c, 2, "n", json!({}));
-    let actions = c.from_server(&json!({"jsonrpc": "2.0", "id": 2, "result": {"structuredContent": [1, 2]}}));
+    let actions =
+        c.from_server(&json!({"jsonrpc": "2.0", "id": 2, "result": {"structuredContent": [1, 2]}}));
     let answer = &sent(&actions, Peer::Client)[0]["result"];
     assert_eq!(answer["structuredContent"], json!({"result": [1, 2]}));
     assert_eq!(answer["content"][0]["text"], "[1,2]");
 
     call(&mut c, 3, "n", json!({}));
-    let actions = c.from_server(&json!({"jsonrpc": "2.0", "id": 3, "result": {"structuredContent": ["x"]}}));
+    let actions =
+        c.from_server(&json!({"jsonrpc": "2.0", "id": 3, "result": {"structuredContent": ["x"]}}));
     assert!(matches!(&actions[0], Action::Report(Event::BadOutput(_))));
     assert_eq!(sent(&actions, Peer::Client)[0]["result"]["isError"], true);
 
@@ -471,11 +630,17 @@ fn results_are_checked_wrapped_and_mirrored() {
         call(&mut c, 2, "n", json!({}));
         let bad = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": ["x"]}});
         let actions = c.from_server(&bad);
-        let reported = actions.iter().any(|a| matches!(a, Action::Report(Event::BadOutput(_))));
+        let reported = actions
+            .iter()
+            .any(|a| matches!(a, Action::Report(Event::BadOutput(_))));
         assert_eq!(reported, policy == OutputPolicy::Log);
         // Mirrored (no content block), not wrapped at 2026-07-28.
         let answer = &sent(&actions, Peer::Client)[0]["result"];
-        assert_eq!(answer["structuredContent"], json!(["x"]), "{policy:?} {forwarded}");
+        assert_eq!(
+            answer["structuredContent"],
+            json!(["x"]),
+            "{policy:?} {forwarded}"
+        );
     }
 }
 
