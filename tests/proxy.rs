@@ -620,7 +620,7 @@ fn results_are_checked_wrapped_and_mirrored() {
     assert!(matches!(&actions[0], Action::Report(Event::BadOutput(_))));
     assert_eq!(sent(&actions, Peer::Client)[0]["result"]["isError"], true);
 
-    for (policy, forwarded) in [(OutputPolicy::Log, true), (OutputPolicy::Pass, true)] {
+    for policy in [OutputPolicy::Log, OutputPolicy::Pass] {
         let options = ContractOptions {
             on_bad_output: policy,
             ..ContractOptions::default()
