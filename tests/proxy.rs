@@ -636,11 +636,8 @@ fn results_are_checked_wrapped_and_mirrored() {
         assert_eq!(reported, policy == OutputPolicy::Log);
         // Mirrored (no content block), not wrapped at 2026-07-28.
         let answer = &sent(&actions, Peer::Client)[0]["result"];
-        assert_eq!(
-            answer["structuredContent"],
-            json!(["x"]),
-            "{policy:?} {forwarded}"
-        );
+        assert_eq!(answer["structuredContent"], json!(["x"]), "{policy:?}");
+        assert_eq!(answer["content"][0]["text"], "[\"x\"]", "{policy:?}");
     }
 }
 
