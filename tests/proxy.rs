@@ -680,3 +680,57 @@ fn batches_pass_or_split_at_2025_03_26() {
     assert_eq!(to_client[0]["id"], 5);
     assert_eq!(to_client[0]["error"]["code"], -32602);
 }
+
+/// Progress from the server and cancellation from the client cross the proxy: the slow
+/// call reports progress, is cancelled, never answers, and the session goes on.
+#[test]
+fn progress_and_cancellation_cross_the_proxy() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", BIN, "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |m: Value| writeln!(stdin, "{m}").unwrap();
+    let mut next = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    assert_eq!(next()["id"], 1);
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(next()["id"], 2);
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"seconds": 30}, "_meta": {"progressToken": "p"}}}),
+    );
+    let progress = loop {
+        let m = next();
+        if m["method"] == "notifications/progress" {
+            break m;
+        }
+    };
+    assert_eq!(progress["params"]["progressToken"], "p");
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+    );
+    send(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+    let answer = loop {
+        let m = next();
+        if m.get("id").is_some() {
+            break m;
+        }
+    };
+    assert_eq!(answer["id"], 4, "the cancelled call answered: {answer}");
+    drop(send);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
