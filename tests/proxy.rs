@@ -730,7 +730,6 @@ fn progress_and_cancellation_cross_the_proxy() {
         }
     };
     assert_eq!(answer["id"], 4, "the cancelled call answered: {answer}");
-    drop(send);
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
