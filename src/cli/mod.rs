@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod check;
 mod input;
+mod proxy;
 mod schema;
 mod serve;
 mod term;
@@ -43,6 +44,7 @@ enum Command {
     Check(check::Args),
     Validate(validate::Args),
     Serve(serve::Args),
+    Proxy(proxy::Args),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -52,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Proxy(args) => proxy::run(args),
     };
     ExitCode::from(code)
 }

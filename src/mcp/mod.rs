@@ -59,8 +59,10 @@
 
 mod content;
 mod context;
+pub mod contract;
 mod example;
 pub mod jsonrpc;
+pub mod proxy;
 mod serve;
 mod server;
 pub mod testing;

@@ -523,13 +523,7 @@ impl ToolBuilder {
         let (output_json, output_wrapped, output) = match self.output {
             None => (None, None, None),
             Some(Value::Object(mut o)) => {
-                const DECLARING: [&str; 9] = [
-                    "type", "$ref", "oneOf", "anyOf", "allOf", "not", "if", "const", "enum",
-                ];
-                if !DECLARING.iter().any(|k| o.contains_key(*k)) {
-                    o.insert("type".into(), Value::from("object"));
-                }
-                let is_object = o.get("type").and_then(Value::as_str) == Some("object");
+                let is_object = default_output_root(&mut o);
                 let json = Value::Object(o);
                 let schema = compile(&json)
                     .map_err(|e| err(format!("outputSchema: {}", describe(&json, &e))))?;
@@ -566,11 +560,24 @@ impl ToolBuilder {
     }
 }
 
+/// The default-object-root rule (SEP-2106): an output schema whose root declares none of
+/// `type`, `$ref`, `oneOf`, `anyOf`, `allOf`, `not`, `if`, `const`, `enum` gets
+/// `"type": "object"`. Answers whether the root is then an object schema.
+pub(crate) fn default_output_root(o: &mut Map<String, Value>) -> bool {
+    const DECLARING: [&str; 9] = [
+        "type", "$ref", "oneOf", "anyOf", "allOf", "not", "if", "const", "enum",
+    ];
+    if !DECLARING.iter().any(|k| o.contains_key(*k)) {
+        o.insert("type".into(), Value::from("object"));
+    }
+    o.get("type").and_then(Value::as_str) == Some("object")
+}
+
 fn compile(schema: &Value) -> Result<Schema, SchemaError> {
     Options::new().compile(schema)
 }
 
-fn describe(schema: &Value, e: &SchemaError) -> String {
+pub(crate) fn describe(schema: &Value, e: &SchemaError) -> String {
     if e.kind() == SchemaErrorKind::UnknownDialect {
         let named = schema
             .get("$schema")
@@ -585,7 +592,7 @@ fn describe(schema: &Value, e: &SchemaError) -> String {
 ///
 /// `$defs`/`definitions` move to the wrapper's root and same-document references are
 /// re-pointed, so the schema means the same under every dialect without relying on `$id`.
-fn wrap_schema(schema: &Value) -> Value {
+pub(crate) fn wrap_schema(schema: &Value) -> Value {
     let mut inner = schema.clone();
     let mut root = Map::new();
     root.insert("type".into(), Value::from("object"));

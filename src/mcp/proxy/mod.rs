@@ -1,0 +1,696 @@
+//! A contract-checking MCP proxy: [`Contract`] decides, message by message, what a proxy in
+//! front of any MCP server forwards, rewrites, answers itself or reports; [`run_stdio`]
+//! drives it between a client on stdio and a server child process (`toolschema proxy`).
+//!
+//! Everything passes unchanged except:
+//! - `tools/list` results (every page, and again after `notifications/tools/list_changed`):
+//!   each tool's schemas are compiled under their declared dialect; a tool whose schema does
+//!   not compile is reported and passed unchecked (or hidden); with `upgrade_schemas` a
+//!   schema declaring an older draft is shown as 2020-12 when that means the same; an output
+//!   schema whose root is not an object is wrapped for clients before 2026-07-28;
+//! - `tools/call` requests: invalid arguments are refused before they reach the server,
+//!   the way the negotiated version expects;
+//! - `tools/call` results: `structuredContent` is checked against the output schema
+//!   ([`OutputPolicy`] says what a mismatch becomes), mirrored into a text block when there
+//!   is none, and wrapped where the schema was.
+//!
+//! A call for a tool the proxy has not seen listed is held while the proxy lists the
+//! server's tools itself (every page), then checked; when the server cannot list, or the
+//! tool is still unknown, the call goes through unchecked with a [`Event::Note`].
+//!
+//! ```
+//! use toolschema::mcp::proxy::{Action, Contract, ContractOptions, Peer};
+//! use serde_json::json;
+//!
+//! let mut contract = Contract::new(ContractOptions::default());
+//! // The handshake and the listing pass through; the proxy learns version and schemas.
+//! contract.from_client(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+//!     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
+//! contract.from_server(&json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25",
+//!     "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}));
+//! contract.from_client(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+//! contract.from_server(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "echo",
+//!     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}]}}));
+//!
+//! // A valid call is forwarded as it came.
+//! let ok = contract.from_client(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+//!     "params": {"name": "echo", "arguments": {"text": "hi"}}}));
+//! assert!(matches!(ok[..], [Action::Forward]));
+//! // An invalid one never reaches the server: the client gets an `isError` result.
+//! let refused = contract.from_client(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+//!     "params": {"name": "echo", "arguments": {}}}));
+//! let answer = refused.iter().find_map(|a| match a {
+//!     Action::Send(Peer::Client, answer) => Some(answer),
+//!     _ => None,
+//! });
+//! assert_eq!(answer.unwrap()["result"]["isError"], true);
+//! assert!(!refused.iter().any(|a| matches!(a, Action::Forward | Action::Send(Peer::Server, _))));
+//! ```
+
+mod dialect;
+mod stdio;
+
+pub use stdio::{ProxyConfig, run_stdio};
+
+use super::contract::{
+    CheckedTool, OutputPolicy, SchemaProblem, Violations, adapt_result, check_arguments,
+    check_result, refuse_arguments, refuse_result, result_needs_adapting,
+};
+use super::jsonrpc;
+use super::tool::wrap_schema;
+use super::version::ProtocolVersion;
+use crate::Options;
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The prefix of the ids of the proxy's own `tools/list` requests.
+const OWN_ID_PREFIX: &str = "toolschema-proxy/list/";
+
+/// What the proxy checks and rewrites.
+#[derive(Debug, Clone)]
+pub struct ContractOptions {
+    /// Leave tools whose schema does not compile out of `tools/list` (default: list them,
+    /// unchecked).
+    pub hide_broken_tools: bool,
+    /// Show a schema declaring draft-04, -06, -07 or 2019-09 as 2020-12 when it means the
+    /// same (default on).
+    pub upgrade_schemas: bool,
+    /// What a result that breaks its output schema becomes.
+    pub on_bad_output: OutputPolicy,
+    /// How the listed schemas are compiled (caps, formats).
+    pub schema_options: Options,
+}
+
+impl Default for ContractOptions {
+    fn default() -> ContractOptions {
+        ContractOptions {
+            hide_broken_tools: false,
+            upgrade_schemas: true,
+            on_bad_output: OutputPolicy::default(),
+            schema_options: Options::new(),
+        }
+    }
+}
+
+/// One side of the proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    /// The MCP client.
+    Client,
+    /// The MCP server.
+    Server,
+}
+
+/// What to do after feeding a message. Actions are to be carried out in order; a message
+/// that yields no [`Action::Forward`] is not forwarded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send the message just fed, exactly as it came, to the other side.
+    Forward,
+    /// Send this message to that side (a rewritten message, an answer, a held call).
+    Send(Peer, Value),
+    /// Something to tell the operator (stderr, audit log).
+    Report(Event),
+}
+
+/// What the proxy reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A call refused before it reached the server.
+    RefusedCall(Violations),
+    /// A result that broke the tool's output schema (what became of it follows the
+    /// [`OutputPolicy`]).
+    BadOutput(Violations),
+    /// A listed tool whose schema does not compile: passed unchecked, or hidden.
+    BrokenSchema {
+        /// What does not compile.
+        problem: SchemaProblem,
+        /// True when the tool is left out of the listing.
+        hidden: bool,
+    },
+    /// Anything else worth knowing (a call passed unchecked, a malformed message).
+    Note(String),
+}
+
+enum Pending {
+    Initialize,
+    List {
+        version: ProtocolVersion,
+        first_page: bool,
+    },
+    Call {
+        tool: String,
+        version: ProtocolVersion,
+    },
+}
+
+struct Entry {
+    tool: CheckedTool,
+    hidden: bool,
+}
+
+/// The proxy's state for one client–server session, fed every message in both directions.
+///
+/// Transport-free: the caller reads messages, feeds them with [`from_client`](Self::from_client)
+/// / [`from_server`](Self::from_server) (or the `_text` forms), and carries out the returned
+/// [`Action`]s in order.
+pub struct Contract {
+    options: ContractOptions,
+    session: Option<ProtocolVersion>,
+    /// Client requests whose answers the proxy reads, by serialized id.
+    pending: HashMap<String, Pending>,
+    tools: HashMap<String, Entry>,
+    /// The tools of a listing still arriving page by page, replacing `tools` when complete.
+    listing: Option<HashMap<String, Entry>>,
+    /// True once a listing was seen to its last page (and no `list_changed` since).
+    listed: bool,
+    /// The server answered the proxy's own `tools/list` with an error.
+    cannot_list: bool,
+    own_list_in_flight: bool,
+    own_seq: u64,
+    /// Calls held until the proxy's own listing completes, with their serialized ids.
+    held: Vec<(String, Value)>,
+    reported: HashSet<String>,
+}
+
+impl Contract {
+    /// A session with no version negotiated and no tool known yet.
+    pub fn new(options: ContractOptions) -> Contract {
+        Contract {
+            options,
+            session: None,
+            pending: HashMap::new(),
+            tools: HashMap::new(),
+            listing: None,
+            listed: false,
+            cannot_list: false,
+            own_list_in_flight: false,
+            own_seq: 0,
+            held: Vec::new(),
+            reported: HashSet::new(),
+        }
+    }
+
+    /// The version negotiated by `initialize`, when there was one.
+    pub fn negotiated_version(&self) -> Option<ProtocolVersion> {
+        self.session
+    }
+
+    /// True while calls are held for the proxy's own listing: a transport should deliver
+    /// its answers before closing the server's input.
+    pub fn is_holding(&self) -> bool {
+        !self.held.is_empty() || self.own_list_in_flight
+    }
+
+    /// The tool of that name as last listed.
+    pub fn tool(&self, name: &str) -> Option<&CheckedTool> {
+        self.tools.get(name).map(|e| &e.tool)
+    }
+
+    /// Feeds a message the client sent (one JSON text); malformed JSON is answered with
+    /// `-32700` and not forwarded.
+    pub fn from_client_text(&mut self, message: &str) -> Vec<Action> {
+        match serde_json::from_str::<Value>(message) {
+            Ok(v) => self.from_client(&v),
+            Err(_) => vec![Action::Send(
+                Peer::Client,
+                jsonrpc::error(
+                    &Value::Null,
+                    jsonrpc::PARSE_ERROR,
+                    "parse error: the message is not valid JSON",
+                ),
+            )],
+        }
+    }
+
+    /// Feeds a message the server sent (one JSON text); malformed JSON is dropped and
+    /// reported, so it never corrupts the client's stream.
+    pub fn from_server_text(&mut self, message: &str) -> Vec<Action> {
+        match serde_json::from_str::<Value>(message) {
+            Ok(v) => self.from_server(&v),
+            Err(_) => vec![Action::Report(Event::Note(
+                "the server wrote a line that is not JSON; dropped".into(),
+            ))],
+        }
+    }
+
+    /// Feeds a message (request, notification, response or batch) the client sent.
+    pub fn from_client(&mut self, message: &Value) -> Vec<Action> {
+        let mut out = Vec::new();
+        match message {
+            Value::Array(items) => {
+                let mut forwarded = Vec::new();
+                let mut answers = Vec::new();
+                let mut changed = false;
+                for item in items {
+                    for a in self.client_message(item) {
+                        match a {
+                            Action::Forward => forwarded.push(item.clone()),
+                            Action::Send(Peer::Server, m) => {
+                                changed = true;
+                                forwarded.push(m);
+                            }
+                            Action::Send(Peer::Client, m) => {
+                                changed = true;
+                                answers.push(m);
+                            }
+                            report => out.push(report),
+                        }
+                    }
+                }
+                if forwarded.len() != items.len() {
+                    changed = true;
+                }
+                if !changed {
+                    out.push(Action::Forward);
+                } else {
+                    if !forwarded.is_empty() {
+                        out.push(Action::Send(Peer::Server, Value::Array(forwarded)));
+                    }
+                    if !answers.is_empty() {
+                        out.push(Action::Send(Peer::Client, Value::Array(answers)));
+                    }
+                }
+            }
+            single => out = self.client_message(single),
+        }
+        out
+    }
+
+    /// Feeds a message (response, request, notification or batch) the server sent.
+    pub fn from_server(&mut self, message: &Value) -> Vec<Action> {
+        match message {
+            Value::Array(items) => {
+                let mut out = Vec::new();
+                let mut to_client = Vec::new();
+                let mut changed = false;
+                for item in items {
+                    for a in self.server_message(item) {
+                        match a {
+                            Action::Forward => to_client.push(item.clone()),
+                            Action::Send(Peer::Client, m) => {
+                                changed = true;
+                                to_client.push(m);
+                            }
+                            Action::Send(Peer::Server, m) => {
+                                changed = true;
+                                out.push(Action::Send(Peer::Server, m));
+                            }
+                            report => out.push(report),
+                        }
+                    }
+                }
+                if !changed && to_client.len() == items.len() {
+                    out.insert(0, Action::Forward);
+                } else if !to_client.is_empty() {
+                    out.insert(0, Action::Send(Peer::Client, Value::Array(to_client)));
+                }
+                out
+            }
+            single => self.server_message(single),
+        }
+    }
+
+    /// The version a client request speaks: its own `_meta` envelope (2026-07-28), else the
+    /// negotiated one.
+    fn request_version(&self, params: Option<&Map<String, Value>>) -> ProtocolVersion {
+        let meta = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str);
+        match meta {
+            Some(v) => ProtocolVersion::parse(v).unwrap_or(ProtocolVersion::LATEST),
+            None => self.session.unwrap_or(ProtocolVersion::LATEST_HANDSHAKE),
+        }
+    }
+
+    fn client_message(&mut self, message: &Value) -> Vec<Action> {
+        let Some(obj) = message.as_object() else {
+            return vec![Action::Forward];
+        };
+        let method = obj.get("method").and_then(Value::as_str);
+        let id = obj.get("id").filter(|i| !i.is_null());
+        let params = obj.get("params").and_then(Value::as_object);
+        match (method, id) {
+            (Some("initialize"), Some(id)) => {
+                self.pending.insert(id.to_string(), Pending::Initialize);
+                vec![Action::Forward]
+            }
+            (Some("tools/list"), Some(id)) => {
+                let first_page = params
+                    .and_then(|p| p.get("cursor"))
+                    .is_none_or(Value::is_null);
+                let version = self.request_version(params);
+                self.pending.insert(
+                    id.to_string(),
+                    Pending::List {
+                        version,
+                        first_page,
+                    },
+                );
+                vec![Action::Forward]
+            }
+            (Some("tools/call"), Some(id)) => self.call(message, id, params),
+            (Some("notifications/cancelled"), None) => {
+                // A call still held here is withdrawn here: the server never saw it.
+                let target = params
+                    .and_then(|p| p.get("requestId"))
+                    .map(Value::to_string);
+                match target {
+                    Some(t) if self.held.iter().any(|(k, _)| *k == t) => {
+                        self.held.retain(|(k, _)| *k != t);
+                        Vec::new()
+                    }
+                    _ => vec![Action::Forward],
+                }
+            }
+            _ => vec![Action::Forward],
+        }
+    }
+
+    fn call(
+        &mut self,
+        message: &Value,
+        id: &Value,
+        params: Option<&Map<String, Value>>,
+    ) -> Vec<Action> {
+        let version = self.request_version(params);
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            // Malformed: the server answers it.
+            return vec![Action::Forward];
+        };
+        let key = id.to_string();
+        let Some(entry) = self.tools.get(name) else {
+            if self.listed || self.cannot_list {
+                self.pending.insert(
+                    key,
+                    Pending::Call {
+                        tool: name.to_string(),
+                        version,
+                    },
+                );
+                let why = if self.cannot_list {
+                    "the server cannot list its tools"
+                } else {
+                    "the server does not list it"
+                };
+                return vec![
+                    Action::Report(Event::Note(format!(
+                        "tool {name:?}: call forwarded unchecked: {why}"
+                    ))),
+                    Action::Forward,
+                ];
+            }
+            self.held.push((key, message.clone()));
+            return self.list_for_held(version);
+        };
+        if entry.hidden {
+            return vec![Action::Send(
+                Peer::Client,
+                jsonrpc::error(
+                    id,
+                    jsonrpc::INVALID_PARAMS,
+                    &format!("unknown tool: {name:?} (hidden: its schema does not compile)"),
+                ),
+            )];
+        }
+        if let Some(schema) = entry.tool.input_schema()
+            && let Err(violations) =
+                check_arguments(schema, name, params.and_then(|p| p.get("arguments")))
+        {
+            let answer = refuse_arguments(&violations, version).into_response(id);
+            return vec![
+                Action::Report(Event::RefusedCall(violations)),
+                Action::Send(Peer::Client, answer),
+            ];
+        }
+        self.pending.insert(
+            key,
+            Pending::Call {
+                tool: name.to_string(),
+                version,
+            },
+        );
+        vec![Action::Forward]
+    }
+
+    /// Starts the proxy's own listing, unless one is under way.
+    fn list_for_held(&mut self, version: ProtocolVersion) -> Vec<Action> {
+        if self.own_list_in_flight {
+            return Vec::new();
+        }
+        self.own_list_in_flight = true;
+        vec![Action::Send(
+            Peer::Server,
+            self.own_list_request(None, version),
+        )]
+    }
+
+    fn own_list_request(&mut self, cursor: Option<&Value>, version: ProtocolVersion) -> Value {
+        self.own_seq += 1;
+        let id = Value::from(format!("{OWN_ID_PREFIX}{}", self.own_seq));
+        self.pending.insert(
+            id.to_string(),
+            Pending::List {
+                version,
+                first_page: cursor.is_none(),
+            },
+        );
+        let mut params = Map::new();
+        if let Some(c) = cursor {
+            params.insert("cursor".into(), c.clone());
+        }
+        if !version.uses_handshake() {
+            params.insert(
+                "_meta".into(),
+                json!({ META_PROTOCOL_VERSION: version.as_str() }),
+            );
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params})
+    }
+
+    fn server_message(&mut self, message: &Value) -> Vec<Action> {
+        let Some(obj) = message.as_object() else {
+            return vec![Action::Forward];
+        };
+        if let Some(method) = obj.get("method").and_then(Value::as_str) {
+            if method == "notifications/tools/list_changed" {
+                // The schemas may have changed: forget them; the next call relists.
+                self.tools.clear();
+                self.listing = None;
+                self.listed = false;
+            }
+            return vec![Action::Forward];
+        }
+        let Some(id) = obj.get("id") else {
+            return vec![Action::Forward];
+        };
+        let key = id.to_string();
+        let own = id.as_str().is_some_and(|s| s.starts_with(OWN_ID_PREFIX));
+        let Some(pending) = self.pending.remove(&key) else {
+            return vec![Action::Forward];
+        };
+        let result = obj.get("result");
+        match pending {
+            Pending::Initialize => {
+                if let Some(v) = result
+                    .and_then(|r| r.get("protocolVersion"))
+                    .and_then(Value::as_str)
+                {
+                    self.session = Some(
+                        ProtocolVersion::parse(v).unwrap_or(ProtocolVersion::LATEST_HANDSHAKE),
+                    );
+                }
+                vec![Action::Forward]
+            }
+            Pending::List {
+                version,
+                first_page,
+            } => {
+                let mut out = Vec::new();
+                let rewritten = match result {
+                    Some(r) => self.absorb_listing(r, version, first_page, &mut out),
+                    None => None,
+                };
+                if own {
+                    // The proxy's own listing is never shown to the client.
+                    out.extend(self.own_listing_next(result, version));
+                    return out;
+                }
+                match rewritten {
+                    Some(r) => {
+                        let mut m = obj.clone();
+                        m.insert("result".into(), r);
+                        out.push(Action::Send(Peer::Client, Value::Object(m)));
+                    }
+                    None => out.push(Action::Forward),
+                }
+                out
+            }
+            Pending::Call { tool, version } => self.call_result(message, result, &tool, version),
+        }
+    }
+
+    /// After a page of the proxy's own listing: the next page, or the held calls.
+    fn own_listing_next(
+        &mut self,
+        result: Option<&Value>,
+        version: ProtocolVersion,
+    ) -> Vec<Action> {
+        let next = result
+            .and_then(|r| r.get("nextCursor"))
+            .filter(|c| !c.is_null())
+            .cloned();
+        if let Some(cursor) = next {
+            return vec![Action::Send(
+                Peer::Server,
+                self.own_list_request(Some(&cursor), version),
+            )];
+        }
+        self.own_list_in_flight = false;
+        if result.is_none() {
+            self.cannot_list = true;
+        }
+        let held = std::mem::take(&mut self.held);
+        let mut out = Vec::new();
+        for (_, call) in held {
+            let id = call.get("id").cloned().unwrap_or(Value::Null);
+            let params = call.get("params").and_then(Value::as_object);
+            if !self.listed && !self.cannot_list {
+                // The listing was interrupted (list_changed): forward unchecked rather
+                // than loop.
+                self.cannot_list = true;
+            }
+            for a in self.call(&call, &id, params) {
+                out.push(match a {
+                    Action::Forward => Action::Send(Peer::Server, call.clone()),
+                    other => other,
+                });
+            }
+        }
+        out
+    }
+
+    /// Compiles a page's tools; answers the page as the client should see it, or `None`
+    /// when it goes unchanged.
+    fn absorb_listing(
+        &mut self,
+        result: &Value,
+        version: ProtocolVersion,
+        first_page: bool,
+        out: &mut Vec<Action>,
+    ) -> Option<Value> {
+        let tools = result.get("tools").and_then(Value::as_array)?;
+        if first_page || self.listing.is_none() {
+            self.listing = Some(HashMap::new());
+        }
+        let mut shown = Vec::with_capacity(tools.len());
+        let mut changed = false;
+        for t in tools {
+            let checked = CheckedTool::from_json(t, &self.options.schema_options);
+            let hidden = self.options.hide_broken_tools && !checked.problems().is_empty();
+            for p in checked.problems() {
+                if self.reported.insert(format!("{p}")) {
+                    out.push(Action::Report(Event::BrokenSchema {
+                        problem: p.clone(),
+                        hidden,
+                    }));
+                }
+            }
+            let wrap = checked.output_schema().is_some() && checked.wraps_output(version);
+            if hidden {
+                changed = true;
+            } else {
+                match self.client_view(t, wrap) {
+                    Some(v) => {
+                        changed = true;
+                        shown.push(v);
+                    }
+                    None => shown.push(t.clone()),
+                }
+            }
+            if let Some(listing) = self.listing.as_mut() {
+                listing.insert(
+                    checked.name().to_string(),
+                    Entry {
+                        tool: checked,
+                        hidden,
+                    },
+                );
+            }
+        }
+        let last = result.get("nextCursor").is_none_or(Value::is_null);
+        if last && let Some(listing) = self.listing.take() {
+            self.tools = listing;
+            self.listed = true;
+            self.cannot_list = false;
+        }
+        if !changed {
+            return None;
+        }
+        let mut r = result.as_object()?.clone();
+        r.insert("tools".into(), Value::Array(shown));
+        Some(Value::Object(r))
+    }
+
+    /// A listed tool as the client should see it; `None` when unchanged.
+    fn client_view(&self, tool: &Value, wrap: bool) -> Option<Value> {
+        let mut t = tool.as_object()?.clone();
+        let mut changed = false;
+        if self.options.upgrade_schemas {
+            for key in ["inputSchema", "outputSchema"] {
+                if let Some(up) = t.get(key).and_then(dialect::upgrade_for_client) {
+                    t.insert(key.into(), up);
+                    changed = true;
+                }
+            }
+        }
+        if wrap && let Some(Value::Object(o)) = t.get("outputSchema") {
+            let mut o = o.clone();
+            super::tool::default_output_root(&mut o);
+            t.insert("outputSchema".into(), wrap_schema(&Value::Object(o)));
+            changed = true;
+        }
+        changed.then_some(Value::Object(t))
+    }
+
+    fn call_result(
+        &mut self,
+        message: &Value,
+        result: Option<&Value>,
+        name: &str,
+        version: ProtocolVersion,
+    ) -> Vec<Action> {
+        let Some(result) = result else {
+            return vec![Action::Forward];
+        };
+        let Some(entry) = self.tools.get(name) else {
+            return vec![Action::Forward];
+        };
+        let tool = &entry.tool;
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let mut out = Vec::new();
+        if self.options.on_bad_output != OutputPolicy::Pass
+            && let Err(violations) = check_result(tool.output_schema(), name, result)
+        {
+            let refusal = refuse_result(&violations, self.options.on_bad_output, version);
+            out.push(Action::Report(Event::BadOutput(violations)));
+            if let Some(r) = refusal {
+                out.push(Action::Send(Peer::Client, r.into_response(&id)));
+                return out;
+            }
+        }
+        let wrap = tool.output_schema().is_some() && tool.wraps_output(version);
+        if result_needs_adapting(result, wrap, version) {
+            let mut m = message.as_object().cloned().unwrap_or_default();
+            if let Some(r) = m.get_mut("result") {
+                adapt_result(r, wrap, version);
+            }
+            out.push(Action::Send(Peer::Client, Value::Object(m)));
+        } else {
+            out.push(Action::Forward);
+        }
+        out
+    }
+}

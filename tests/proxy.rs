@@ -1,0 +1,735 @@
+//! `toolschema proxy` and `mcp::proxy::Contract`: the library's decisions message by
+//! message, the stdio runner's process handling, and real servers and clients end to end.
+//!
+//! The real parts come from tests/proxy/ (npm, pinned in its package-lock.json) and the
+//! `.venv` with the pinned Python MCP SDK; `bash .ci/run` installs both. Missing locally,
+//! those tests say so loudly and skip; with `CI=true` they fail.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use toolschema::mcp::contract::OutputPolicy;
+use toolschema::mcp::proxy::{Action, Contract, ContractOptions, Event, Peer};
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn missing(what: &str) -> Option<PathBuf> {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{what} is missing: `bash .ci/run` installs it");
+    }
+    eprintln!("\n!!!!! SKIPPED: {what} is missing; run `bash .ci/run` to install it !!!!!\n");
+    None
+}
+
+/// tests/proxy with its npm packages installed.
+fn node_dir() -> Option<PathBuf> {
+    let dir = root().join("tests/proxy");
+    if dir.join("node_modules/client-beta5/package.json").is_file()
+        && dir
+            .join("node_modules/client-current/package.json")
+            .is_file()
+        && dir
+            .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+            .is_file()
+    {
+        return Some(dir);
+    }
+    missing("the npm packages of tests/proxy (npm ci --prefix tests/proxy)")
+}
+
+fn python() -> Option<PathBuf> {
+    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root().join(".venv/bin/python")]);
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import mcp.server.mcpserver"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    missing("a Python with the pinned MCP SDK (.venv)")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolschema-proxy-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs the strict Node client: `node client.mjs PACKAGE TOOL ARGS -- COMMAND...`; answers
+/// its JSON lines (listing, then outcome).
+fn strict_client(
+    dir: &Path,
+    package: &str,
+    tool: &str,
+    args: Value,
+    server: &[&str],
+) -> Vec<Value> {
+    let out = Command::new("node")
+        .current_dir(dir)
+        .arg("client.mjs")
+        .args([package, tool, &args.to_string(), "--"])
+        .args(server)
+        .output()
+        .expect("cannot run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(
+        lines.len() == 2,
+        "the client did not finish:\n{stdout}\n--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines
+}
+
+fn through_proxy<'a>(server: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![BIN, "proxy", "--"];
+    v.extend_from_slice(server);
+    v
+}
+
+// ---- real servers and clients ----
+
+/// The key test: the filesystem server stamps draft-07 on every schema, so the strict
+/// 2.0.0-beta.5 client refuses its tools at call time; through the proxy the same call works.
+#[test]
+fn strict_beta5_client_refuses_the_filesystem_server_directly_and_works_through_the_proxy() {
+    let Some(dir) = node_dir() else { return };
+    let files = temp_dir("fs");
+    std::fs::write(files.join("a.txt"), "hello proxy\n").unwrap();
+    let files_arg = files.to_str().unwrap();
+    let server = [
+        "node",
+        "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+        files_arg,
+    ];
+    let path = files.join("a.txt");
+    let args = json!({"path": path});
+
+    let direct = strict_client(
+        &dir,
+        "client-beta5",
+        "read_text_file",
+        args.clone(),
+        &server,
+    );
+    // What the pinned server emits: draft-07 on every input and output schema.
+    let listed = direct[0]["tools"].as_array().unwrap();
+    assert!(listed.len() >= 10);
+    for t in listed {
+        assert_eq!(t["input"], "http://json-schema.org/draft-07/schema#", "{t}");
+    }
+    let error = direct[1]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("2020-12 only"), "{:?}", direct[1]);
+
+    let proxied = strict_client(
+        &dir,
+        "client-beta5",
+        "read_text_file",
+        args,
+        &through_proxy(&server),
+    );
+    for t in proxied[0]["tools"].as_array().unwrap() {
+        assert!(t["input"].is_null() && t["output"].is_null(), "{t}");
+    }
+    let result = &proxied[1]["result"];
+    assert_eq!(
+        result["structuredContent"]["content"], "hello proxy\n",
+        "{:?}",
+        proxied[1]
+    );
+}
+
+/// Through the proxy the upgraded draft-07 tools still have their results checked: a server
+/// that breaks its own output schema gets an `isError` result naming the locations, and an
+/// invalid call never reaches it.
+#[test]
+fn strict_client_through_the_proxy_still_gets_results_checked_and_bad_calls_refused() {
+    let Some(dir) = node_dir() else { return };
+    let work = temp_dir("broken");
+    let calls = work.join("calls.jsonl");
+    let log = work.join("audit.jsonl");
+    let calls_arg = calls.to_str().unwrap();
+    let server = ["python3", "broken_server.py", calls_arg];
+    let direct = strict_client(
+        &dir,
+        "client-beta5",
+        "forecast",
+        json!({"city": "Oslo"}),
+        &server,
+    );
+    assert!(
+        direct[1]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("2020-12 only")
+    );
+
+    let proxied = |tool: &str, args: Value| {
+        let mut cmd = vec![BIN, "proxy", "--log", log.to_str().unwrap(), "--"];
+        cmd.extend_from_slice(&server);
+        strict_client(&dir, "client-beta5", tool, args, &cmd)
+    };
+    let good = proxied("forecast", json!({"city": "Oslo"}));
+    assert_eq!(
+        good[1]["result"]["structuredContent"]["sky"], "clear",
+        "{:?}",
+        good[1]
+    );
+
+    let bad = proxied("broken_forecast", json!({"city": "Oslo"}));
+    let result = &bad[1]["result"];
+    assert_eq!(result["isError"], true, "{:?}", bad[1]);
+    let text = result["content"][0]["text"].as_str().unwrap();
+    for location in ["/celsius", "/sky", "/wind"] {
+        assert!(text.contains(location), "{text}");
+    }
+    assert!(
+        !text.contains("warm") && !text.contains("raining"),
+        "quotes a value: {text}"
+    );
+
+    let before = std::fs::read_to_string(&calls).unwrap_or_default();
+    let refused = proxied("forecast", json!({"city": ""}));
+    assert_eq!(refused[1]["result"]["isError"], true, "{:?}", refused[1]);
+    assert!(
+        refused[1]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("/city")
+    );
+    let after = std::fs::read_to_string(&calls).unwrap_or_default();
+    assert_eq!(before, after, "the server saw the refused call");
+    assert_eq!(
+        after.lines().count(),
+        2,
+        "the two valid calls reached the server"
+    );
+
+    let audit: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let directions: Vec<&str> = audit
+        .iter()
+        .map(|r| r["direction"].as_str().unwrap())
+        .collect();
+    assert_eq!(directions, ["result", "arguments"], "{audit:?}");
+    assert_eq!(audit[1]["errors"][0]["keyword"], "minLength");
+    assert!(
+        audit
+            .iter()
+            .all(|r| r["time"].is_string() && r["tool"].is_string())
+    );
+}
+
+/// The current 2.x client accepts draft-07 but refuses draft-04 (served here by
+/// `toolschema serve --tools` upstream); through the proxy the draft-04 tool works.
+#[test]
+fn current_client_refuses_draft04_directly_and_works_through_the_proxy() {
+    let Some(dir) = node_dir() else { return };
+    let server = [BIN, "serve", "--tools", "draft04_tools.json"];
+    let direct = strict_client(&dir, "client-current", "area", json!({"side": 4}), &server);
+    let error = direct[1]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("draft-04"), "{:?}", direct[1]);
+    let proxied = strict_client(
+        &dir,
+        "client-current",
+        "area",
+        json!({"side": 4}),
+        &through_proxy(&server),
+    );
+    assert_eq!(
+        proxied[1]["result"]["structuredContent"]["area"], 16,
+        "{:?}",
+        proxied[1]
+    );
+}
+
+/// The everything server (pinned) declares draft-07 on every input schema and on its one
+/// output schema; the current client calls its structured tool through the proxy.
+#[test]
+fn everything_server_through_the_proxy() {
+    let Some(dir) = node_dir() else { return };
+    let server = [
+        "node",
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        "stdio",
+    ];
+    let direct = strict_client(
+        &dir,
+        "client-current",
+        "get-sum",
+        json!({"a": 2, "b": 3}),
+        &server,
+    );
+    let listed = direct[0]["tools"].as_array().unwrap();
+    assert!(
+        listed
+            .iter()
+            .all(|t| t["input"] == "http://json-schema.org/draft-07/schema#")
+    );
+    let proxied = strict_client(
+        &dir,
+        "client-current",
+        "get-structured-content",
+        json!({"location": "New York"}),
+        &through_proxy(&server),
+    );
+    assert!(
+        proxied[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["input"].is_null())
+    );
+    let result = &proxied[1]["result"];
+    assert!(
+        result["structuredContent"].is_object() && result.get("isError").is_none(),
+        "{result}"
+    );
+    let refused = strict_client(
+        &dir,
+        "client-current",
+        "get-sum",
+        json!({"a": "two", "b": 3}),
+        &through_proxy(&server),
+    );
+    let text = refused[1]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("invalid arguments for tool get-sum") && text.contains("/a"),
+        "{:?}",
+        refused[1]
+    );
+}
+
+/// The Python SDK client through the proxy in front of a Python SDK server (MCPServer, once
+/// FastMCP), at three protocol versions: refusals, the server never seeing a refused call,
+/// a 10 MB result and 1,000 concurrent calls.
+#[test]
+fn python_sdk_client_and_server_through_the_proxy() {
+    let Some(python) = python() else { return };
+    let work = temp_dir("python");
+    let dir = root().join("tests/proxy");
+    let out = Command::new(python)
+        .arg(dir.join("python_client.py"))
+        .arg(BIN)
+        .arg(dir.join("python_server.py"))
+        .arg(work.join("calls.txt"))
+        .arg(work.join("audit.jsonl"))
+        .output()
+        .expect("cannot run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains(" passed, 0 failed"),
+        "{stdout}\n--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let audit = std::fs::read_to_string(work.join("audit.jsonl")).unwrap();
+    assert_eq!(
+        audit.lines().count(),
+        3,
+        "one refused call per version: {audit}"
+    );
+    assert!(!audit.contains("SECRET"), "{audit}");
+}
+
+// ---- the stdio runner ----
+
+fn run_proxy(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .arg("proxy")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
+        .collect()
+}
+
+#[test]
+fn the_servers_exit_code_and_stderr_pass_through() {
+    let out = run_proxy(&["--", "sh", "-c", "echo from-the-server >&2; exit 7"], "");
+    assert_eq!(out.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from-the-server"));
+}
+
+#[test]
+fn closing_stdin_ends_the_server_cleanly_after_its_answers() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    // The call comes before any listing: the proxy lists first, then checks it.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_weather", "arguments": {"location": "Oslo"}}});
+    let bad = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "get_weather", "arguments": {"units": "kelvin"}}});
+    let input = format!("{init}\n{call}\n{bad}\n");
+    let out = run_proxy(&["--", BIN, "serve"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    let answers = lines(&out);
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(by_id(1)["result"]["protocolVersion"], "2025-06-18");
+    assert!(
+        by_id(2)["result"]["structuredContent"]["condition"].is_string(),
+        "{answers:?}"
+    );
+    assert_eq!(by_id(3)["error"]["code"], -32602, "{answers:?}");
+    assert_eq!(
+        answers.len(),
+        3,
+        "the proxy's own listing never reaches the client: {answers:?}"
+    );
+}
+
+#[test]
+fn malformed_and_oversized_client_lines_are_answered_not_forwarded() {
+    let long = format!("{{\"pad\": \"{}\"}}", "x".repeat(2000));
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let input = format!("not json\n{long}\n{ping}\n");
+    let out = run_proxy(&["--max-message-bytes", "1000", "--", BIN, "serve"], &input);
+    let answers = lines(&out);
+    let codes: Vec<&Value> = answers.iter().map(|a| &a["error"]["code"]).collect();
+    assert_eq!(
+        codes,
+        [&json!(-32700), &json!(-32600), &Value::Null],
+        "{answers:?}"
+    );
+    assert_eq!(answers[2]["id"], 9);
+}
+
+// ---- the Contract, message by message ----
+
+fn initialized(version: &str) -> Contract {
+    initialized_with(version, ContractOptions::default())
+}
+
+fn initialized_with(version: &str, options: ContractOptions) -> Contract {
+    let mut c = Contract::new(options);
+    c.from_client(&json!({"jsonrpc": "2.0", "id": "i", "method": "initialize",
+        "params": {"protocolVersion": version}}));
+    c.from_server(&json!({"jsonrpc": "2.0", "id": "i", "result": {"protocolVersion": version}}));
+    c
+}
+
+fn list(
+    c: &mut Contract,
+    id: i64,
+    cursor: Option<&str>,
+    tools: Value,
+    next: Option<&str>,
+) -> Vec<Action> {
+    let params = match cursor {
+        Some(cur) => json!({"cursor": cur}),
+        None => json!({}),
+    };
+    c.from_client(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}));
+    let mut result = json!({"tools": tools});
+    if let Some(n) = next {
+        result["nextCursor"] = json!(n);
+    }
+    c.from_server(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+fn call(c: &mut Contract, id: i64, name: &str, args: Value) -> Vec<Action> {
+    c.from_client(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": args}}))
+}
+
+fn sent(actions: &[Action], to: Peer) -> Vec<Value> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Send(p, v) if *p == to => Some(v.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool(name: &str, input: Value) -> Value {
+    json!({"name": name, "inputSchema": input})
+}
+
+#[test]
+fn refusals_follow_the_protocol_version() {
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    for (version, as_result) in [("2025-06-18", false), ("2025-11-25", true)] {
+        let mut c = initialized(version);
+        list(&mut c, 1, None, json!([tool("t", schema.clone())]), None);
+        assert_eq!(call(&mut c, 2, "t", json!({"n": 1})), [Action::Forward]);
+        let actions = call(&mut c, 3, "t", json!({"n": "SECRET"}));
+        assert!(
+            matches!(&actions[0], Action::Report(Event::RefusedCall(v)) if v.violations()[0].keyword == "type")
+        );
+        let answer = &sent(&actions, Peer::Client)[0];
+        assert!(!answer.to_string().contains("SECRET"));
+        if as_result {
+            assert_eq!(answer["result"]["isError"], true, "{answer}");
+        } else {
+            assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        }
+        assert!(sent(&actions, Peer::Server).is_empty());
+    }
+    // 2026-07-28: the version comes from the request's `_meta`, and results say `complete`.
+    let mut c = Contract::new(ContractOptions::default());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    c.from_client(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+    );
+    c.from_server(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("t", schema)]}}));
+    let actions = c.from_client(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "t", "arguments": {}, "_meta": meta}}));
+    let answer = &sent(&actions, Peer::Client)[0];
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+}
+
+#[test]
+fn pages_are_compiled_and_list_changed_forgets_them() {
+    let mut c = initialized("2025-11-25");
+    let strict =
+        json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    list(
+        &mut c,
+        1,
+        None,
+        json!([tool("a", strict.clone())]),
+        Some("p2"),
+    );
+    list(
+        &mut c,
+        2,
+        Some("p2"),
+        json!([tool("b", strict.clone())]),
+        None,
+    );
+    assert!(c.tool("a").is_some() && c.tool("b").is_some());
+    assert!(sent(&call(&mut c, 3, "b", json!({})), Peer::Client)[0]["result"]["isError"] == true);
+
+    assert_eq!(
+        c.from_server(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+        [Action::Forward]
+    );
+    // The next call is held while the proxy lists again by itself.
+    let actions = call(&mut c, 4, "b", json!({"x": "ok"}));
+    let own = &sent(&actions, Peer::Server)[0];
+    assert_eq!(own["method"], "tools/list");
+    assert!(sent(&actions, Peer::Client).is_empty() && c.is_holding());
+    let relaxed = json!({"type": "object"});
+    let actions = c.from_server(
+        &json!({"jsonrpc": "2.0", "id": own["id"], "result": {"tools": [tool("b", relaxed)]}}),
+    );
+    // The own listing is not shown to the client; the held call goes to the server.
+    assert!(sent(&actions, Peer::Client).is_empty());
+    assert_eq!(sent(&actions, Peer::Server)[0]["id"], 4);
+    assert!(!c.is_holding());
+}
+
+#[test]
+fn broken_schemas_are_reported_and_passed_or_hidden() {
+    let broken = json!({"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}});
+    let tools = json!([
+        tool("broken", broken),
+        tool("fine", json!({"type": "object"}))
+    ]);
+    let mut c = initialized("2025-11-25");
+    let actions = list(&mut c, 1, None, tools.clone(), None);
+    assert!(actions.iter().any(
+        |a| matches!(a, Action::Report(Event::BrokenSchema { problem, hidden: false })
+        if problem.tool == "broken" && problem.location.starts_with("/inputSchema"))
+    ));
+    assert!(actions.contains(&Action::Forward));
+    assert_eq!(
+        call(&mut c, 2, "broken", json!({"anything": 1})),
+        [Action::Forward]
+    );
+
+    let options = ContractOptions {
+        hide_broken_tools: true,
+        ..ContractOptions::default()
+    };
+    let mut c = initialized_with("2025-11-25", options);
+    let actions = list(&mut c, 1, None, tools, None);
+    let shown = &sent(&actions, Peer::Client)[0]["result"]["tools"];
+    assert_eq!(shown.as_array().unwrap().len(), 1, "{shown}");
+    assert_eq!(
+        sent(&call(&mut c, 2, "broken", json!({})), Peer::Client)[0]["error"]["code"],
+        -32602
+    );
+}
+
+#[test]
+fn results_are_checked_wrapped_and_mirrored() {
+    let listed = json!([{"name": "n", "inputSchema": {"type": "object"},
+                         "outputSchema": {"type": "array", "items": {"type": "integer"}}}]);
+    let mut c = initialized("2025-06-18");
+    let actions = list(&mut c, 1, None, listed.clone(), None);
+    let shown = &sent(&actions, Peer::Client)[0]["result"]["tools"][0]["outputSchema"];
+    assert_eq!(
+        shown["type"], "object",
+        "wrapped for a client before 2026-07-28: {shown}"
+    );
+    call(&mut c, 2, "n", json!({}));
+    let actions =
+        c.from_server(&json!({"jsonrpc": "2.0", "id": 2, "result": {"structuredContent": [1, 2]}}));
+    let answer = &sent(&actions, Peer::Client)[0]["result"];
+    assert_eq!(answer["structuredContent"], json!({"result": [1, 2]}));
+    assert_eq!(answer["content"][0]["text"], "[1,2]");
+
+    call(&mut c, 3, "n", json!({}));
+    let actions =
+        c.from_server(&json!({"jsonrpc": "2.0", "id": 3, "result": {"structuredContent": ["x"]}}));
+    assert!(matches!(&actions[0], Action::Report(Event::BadOutput(_))));
+    assert_eq!(sent(&actions, Peer::Client)[0]["result"]["isError"], true);
+
+    for policy in [OutputPolicy::Log, OutputPolicy::Pass] {
+        let options = ContractOptions {
+            on_bad_output: policy,
+            ..ContractOptions::default()
+        };
+        let mut c = initialized_with("2026-07-28", options);
+        list(&mut c, 1, None, listed.clone(), None);
+        call(&mut c, 2, "n", json!({}));
+        let bad = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": ["x"]}});
+        let actions = c.from_server(&bad);
+        let reported = actions
+            .iter()
+            .any(|a| matches!(a, Action::Report(Event::BadOutput(_))));
+        assert_eq!(reported, policy == OutputPolicy::Log);
+        // Mirrored (no content block), not wrapped at 2026-07-28.
+        let answer = &sent(&actions, Peer::Client)[0]["result"];
+        assert_eq!(answer["structuredContent"], json!(["x"]), "{policy:?}");
+        assert_eq!(answer["content"][0]["text"], "[\"x\"]", "{policy:?}");
+    }
+}
+
+#[test]
+fn everything_else_passes_unchanged_in_both_directions() {
+    let mut c = initialized("2025-11-25");
+    for m in [
+        json!({"jsonrpc": "2.0", "id": 5, "method": "sampling/createMessage", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "elicitation/create", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": 77, "result": {}}),
+    ] {
+        assert_eq!(c.from_server(&m), [Action::Forward], "{m}");
+    }
+    for m in [
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"role": "assistant"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "x/unknown"}),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "server/discover"}),
+    ] {
+        assert_eq!(c.from_client(&m), [Action::Forward], "{m}");
+    }
+}
+
+#[test]
+fn batches_pass_or_split_at_2025_03_26() {
+    let mut c = initialized("2025-03-26");
+    let schema = json!({"type": "object", "required": ["x"]});
+    list(&mut c, 1, None, json!([tool("t", schema)]), None);
+    let ok = json!([{"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                    {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "t", "arguments": {"x": 1}}}]);
+    assert_eq!(c.from_client(&ok), [Action::Forward]);
+    let mixed = json!([{"jsonrpc": "2.0", "id": 4, "method": "ping"},
+                       {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "t", "arguments": {}}}]);
+    let actions = c.from_client(&mixed);
+    let to_server = &sent(&actions, Peer::Server)[0];
+    let to_client = &sent(&actions, Peer::Client)[0];
+    assert_eq!(to_server.as_array().unwrap().len(), 1);
+    assert_eq!(to_server[0]["id"], 4);
+    assert_eq!(to_client[0]["id"], 5);
+    assert_eq!(to_client[0]["error"]["code"], -32602);
+}
+
+/// Progress from the server and cancellation from the client cross the proxy: the slow
+/// call reports progress, is cancelled, never answers, and the session goes on.
+#[test]
+fn progress_and_cancellation_cross_the_proxy() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", BIN, "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |m: Value| writeln!(stdin, "{m}").unwrap();
+    let mut next = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    assert_eq!(next()["id"], 1);
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(next()["id"], 2);
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"seconds": 30}, "_meta": {"progressToken": "p"}}}),
+    );
+    let progress = loop {
+        let m = next();
+        if m["method"] == "notifications/progress" {
+            break m;
+        }
+    };
+    assert_eq!(progress["params"]["progressToken"], "p");
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+    );
+    send(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+    let answer = loop {
+        let m = next();
+        if m.get("id").is_some() {
+            break m;
+        }
+    };
+    assert_eq!(answer["id"], 4, "the cancelled call answered: {answer}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
