@@ -46,6 +46,7 @@ mod options;
 mod output;
 mod pattern;
 mod schema;
+pub mod upgrade;
 mod validate;
 
 pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors};
