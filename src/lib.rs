@@ -41,6 +41,7 @@ mod json;
 mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod metaschema;
 mod names;
 mod options;
 mod output;

@@ -39,12 +39,18 @@ fn downgrade(schema: &Value, draft: Draft, flags: u8) -> Value {
         let d = |v: &Value| downgrade(v, draft, flags);
         match k.as_str() {
             "$defs" if flags & 1 != 0 => {
-                let m = v.as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), d(v))).collect());
+                let m = v
+                    .as_object()
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), d(v))).collect());
                 out.insert("definitions".into(), Value::Object(m.unwrap_or_default()));
             }
             "$ref" => {
                 let r = v.as_str().unwrap_or("#");
-                let r = if flags & 1 != 0 { r.replace("/$defs/", "/definitions/") } else { r.to_string() };
+                let r = if flags & 1 != 0 {
+                    r.replace("/$defs/", "/definitions/")
+                } else {
+                    r.to_string()
+                };
                 out.insert(k.clone(), json!(r));
             }
             "prefixItems" => {
@@ -57,7 +63,10 @@ fn downgrade(schema: &Value, draft: Draft, flags: u8) -> Value {
             "items" if map.contains_key("prefixItems") => {}
             "dependentRequired" | "dependentSchemas" if old || flags & 2 != 0 => {
                 for (name, dep) in v.as_object().into_iter().flatten() {
-                    deps.insert(name.clone(), if dep.is_array() { dep.clone() } else { d(dep) });
+                    deps.insert(
+                        name.clone(),
+                        if dep.is_array() { dep.clone() } else { d(dep) },
+                    );
                 }
             }
             "$anchor" if old => {
@@ -65,7 +74,11 @@ fn downgrade(schema: &Value, draft: Draft, flags: u8) -> Value {
                 out.insert(kw.into(), json!("#anchor"));
             }
             "exclusiveMinimum" | "exclusiveMaximum" if draft == Draft::Draft4 => {
-                let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                let bound = if k == "exclusiveMinimum" {
+                    "minimum"
+                } else {
+                    "maximum"
+                };
                 if !map.contains_key(bound) {
                     out.insert(bound.into(), v.clone());
                     out.insert(k.clone(), json!(true));
@@ -90,14 +103,27 @@ fn downgrade(schema: &Value, draft: Draft, flags: u8) -> Value {
                 out.insert(k.clone(), t);
             }
             "properties" | "patternProperties" | "dependentSchemas" => {
-                let m = v.as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), d(v))).collect());
+                let m = v
+                    .as_object()
+                    .map(|m| m.iter().map(|(k, v)| (k.clone(), d(v))).collect());
                 out.insert(k.clone(), Value::Object(m.unwrap_or_default()));
             }
             "allOf" | "anyOf" | "oneOf" => {
-                out.insert(k.clone(), Value::Array(v.as_array().into_iter().flatten().map(d).collect()));
+                out.insert(
+                    k.clone(),
+                    Value::Array(v.as_array().into_iter().flatten().map(d).collect()),
+                );
             }
-            "additionalProperties" | "propertyNames" | "items" | "contains" | "not" | "if"
-            | "then" | "else" | "unevaluatedProperties" | "unevaluatedItems" => {
+            "additionalProperties"
+            | "propertyNames"
+            | "items"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
                 out.insert(k.clone(), d(v));
             }
             _ => {
