@@ -39,6 +39,7 @@ mod error;
 mod format;
 mod json;
 mod limits;
+pub mod lint;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod metaschema;
