@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::ExitCode;
 use toolschema::{Options, Schema};
 
+mod toolkit_cli;
+
 const USAGE: &str = "usage:
   toolschema check SCHEMA
       compile SCHEMA and report (exit 0 when it compiles, 2 otherwise)
@@ -14,7 +16,8 @@ const USAGE: &str = "usage:
       1 when any is invalid, 2 on a bad schema, unreadable file or malformed JSON
   toolschema serve [--tools FILE_OR_DIR]... [--max-message-bytes N] [--page-size N]
       an MCP server on stdio: built-in demo tools, or the tools in the given files
-      (arrays of MCP Tool objects, or one) and directories";
+      (arrays of MCP Tool objects, or one) and directories
+";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,16 +25,29 @@ fn main() -> ExitCode {
         Some("check") => check(&args[1..]),
         Some("validate") => validate(&args[1..]),
         Some("serve") => serve(&args[1..]),
+        Some("upgrade") => match toolkit_cli::parse_upgrade(&args[1..]) {
+            Ok(a) => toolkit_cli::upgrade(&a),
+            Err(e) => usage_error(&e),
+        },
+        Some("lint") => match toolkit_cli::parse_lint(&args[1..]) {
+            Ok(a) => toolkit_cli::lint_command(&a),
+            Err(e) => usage_error(&e),
+        },
         Some("-h") | Some("--help") | Some("help") => {
-            println!("{USAGE}");
+            println!("{USAGE}{}", toolkit_cli::USAGE);
             0
         }
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{USAGE}{}", toolkit_cli::USAGE);
             2
         }
     };
     ExitCode::from(code)
+}
+
+fn usage_error(e: &str) -> u8 {
+    eprintln!("{e}\n{USAGE}{}", toolkit_cli::USAGE);
+    2
 }
 
 fn read_schema(path: &str) -> Result<Schema, String> {
