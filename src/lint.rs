@@ -13,12 +13,13 @@
 //!     "name": "get weather",
 //!     "inputSchema": {"type": "object", "properties": {"days": {"type": "integer", "format": "uint32"}}}
 //! });
-//! let found: Vec<(&str, &str)> = lint(&tool).iter().map(|f| (f.rule, f.location.as_str())).collect();
+//! let findings = lint(&tool);
+//! let found: Vec<(&str, &str)> = findings.iter().map(|f| (f.rule, f.location.as_str())).collect();
 //! assert_eq!(found, [
 //!     ("tool-name-charset", "/name"),
 //!     ("unknown-format", "/inputSchema/properties/days/format"),
 //! ]);
-//! assert_eq!(lint(&tool)[0].severity, Severity::Warning);
+//! assert_eq!(findings[0].severity, Severity::Warning);
 //! ```
 
 use crate::compile::pointer;

@@ -499,11 +499,12 @@ impl Upgrader {
                 );
             }
         }
-        if is_root && let Some(res) = self.resources.get_mut(uri::DEFAULT_BASE) {
-            if res.path == ctx.path {
-                res.recursive = d == Draft::Draft201909
-                    && map.get("$recursiveAnchor") == Some(&Value::Bool(true));
-            }
+        if is_root
+            && let Some(res) = self.resources.get_mut(uri::DEFAULT_BASE)
+            && res.path == ctx.path
+        {
+            res.recursive =
+                d == Draft::Draft201909 && map.get("$recursiveAnchor") == Some(&Value::Bool(true));
         }
         if new_dialect && !is_root {
             out.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
@@ -611,13 +612,12 @@ impl Upgrader {
                         out.insert("items".into(), s);
                     }
                 },
-                "additionalItems" => {
-                    if items_is_array {
-                        let s =
-                            self.schema(v, ctx.child(&["additionalItems"], &["items"]), false)?;
-                        out.insert("items".into(), s);
-                    }
+                "additionalItems" if items_is_array => {
+                    let s = self.schema(v, ctx.child(&["additionalItems"], &["items"]), false)?;
+                    out.insert("items".into(), s);
                 }
+                // (Without array `items`, older drafts ignore it.)
+                "additionalItems" => {}
                 "dependencies" => {
                     let Value::Object(deps) = v else {
                         return Err(malformed(&ctx.path, kw, "must be an object"));

@@ -30,14 +30,21 @@ fn every_rule_fires_on_its_example_and_not_on_its_clean_twin() {
             )
         };
         let found = rules_of(&example);
-        assert!(found.contains(&r.name), "{}: example gave {found:?}", r.name);
+        assert!(
+            found.contains(&r.name),
+            "{}: example gave {found:?}",
+            r.name
+        );
         assert!(!r.reason.is_empty());
         let found_clean = lint(&clean);
         assert!(
             found_clean.is_empty(),
             "{}: the clean twin gave {:?}",
             r.name,
-            found_clean.iter().map(ToString::to_string).collect::<Vec<_>>()
+            found_clean
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
         );
     }
     // Rule names are unique and stable.
@@ -55,10 +62,25 @@ fn locations_and_messages() {
         "c": {"$ref": "other.json#/x"}
     }}});
     let found = lint(&tool);
-    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.rule, f.location.as_str())).collect();
-    assert!(got.contains(&("meta-schema-violation", "/inputSchema/properties/a/type")), "{got:?}");
-    assert!(got.contains(&("unsatisfiable-subschema", "/inputSchema/properties/b/minLength")), "{got:?}");
-    assert!(got.contains(&("non-fragment-ref", "/inputSchema/properties/c/$ref")), "{got:?}");
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.rule, f.location.as_str()))
+        .collect();
+    assert!(
+        got.contains(&("meta-schema-violation", "/inputSchema/properties/a/type")),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(
+            "unsatisfiable-subschema",
+            "/inputSchema/properties/b/minLength"
+        )),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("non-fragment-ref", "/inputSchema/properties/c/$ref")),
+        "{got:?}"
+    );
     assert!(found.iter().all(|f| f.tool.as_deref() == Some("t")));
     // `false` only matters where a value must satisfy it.
     assert!(lint_schema(&json!({"properties": {"x": false}})).is_empty());
@@ -75,7 +97,10 @@ fn tool_lists_in_both_shapes() {
         {"name": "ok", "inputSchema": {"type": "object"}},
         {"name": "bad name", "inputSchema": {"type": "array"}}
     ]);
-    let a: Vec<(&str, String)> = lint(&tools).into_iter().map(|f| (f.rule, f.location)).collect();
+    let a: Vec<(&str, String)> = lint(&tools)
+        .into_iter()
+        .map(|f| (f.rule, f.location))
+        .collect();
     assert_eq!(
         a,
         [
@@ -116,10 +141,16 @@ fn corpus_findings_per_rule() {
     let mut per_rule_tools: BTreeMap<&str, usize> = BTreeMap::new();
     let mut tools = 0;
     let mut examples: BTreeMap<&str, String> = BTreeMap::new();
-    let mut sources: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     sources.sort();
     for source in sources.into_iter().filter(|p| p.is_dir()) {
-        let mut files: Vec<_> = std::fs::read_dir(&source).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&source)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         files.sort();
         for f in files {
             let tool: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
@@ -141,7 +172,10 @@ fn corpus_findings_per_rule() {
     println!("corpus: {tools} tools linted");
     println!("| rule | findings | tools |\n|---|---:|---:|");
     for (rule, n) in &per_rule {
-        println!("| {rule} | {n} | {} |", per_rule_tools.get(rule).unwrap_or(&0));
+        println!(
+            "| {rule} | {n} | {} |",
+            per_rule_tools.get(rule).unwrap_or(&0)
+        );
     }
     for (rule, e) in &examples {
         println!("  e.g. {rule}: {e}");

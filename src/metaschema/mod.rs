@@ -145,7 +145,7 @@ pub(crate) fn violations(schema: &Value, default: Draft) -> Result<Vec<SchemaErr
         let v = SchemaError::new(
             SchemaErrorKind::MetaSchemaViolation,
             e.instance_location(),
-            format!("{} (meta-schema keyword {keyword:?})", e.message()),
+            describe(&e, keyword),
         );
         if !out.contains(&v) {
             out.push(v);
@@ -174,4 +174,21 @@ pub(crate) fn check(schema: &Value, default: Draft) -> Result<(), SchemaError> {
         SchemaError::new(SchemaErrorKind::MetaSchemaViolation, location, message)
             .with_violations(found),
     )
+}
+
+/// A violation's message: the failed meta-schema keyword, and for a failed `anyOf`/`oneOf`
+/// what each branch wanted (`"type": "strin"` is neither a type name nor an array).
+fn describe(e: &crate::ValidationError, keyword: &str) -> String {
+    let mut why = format!("{} (meta-schema keyword {keyword:?})", e.message());
+    let causes: Vec<String> = e
+        .causes()
+        .iter()
+        .filter(|c| c.instance_location() == e.instance_location())
+        .map(|c| c.message())
+        .collect();
+    if !causes.is_empty() {
+        why.push_str(": ");
+        why.push_str(&causes.join("; or "));
+    }
+    why
 }
