@@ -43,6 +43,7 @@ use crate::compile::{dialect, pointer, uri};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// The `$schema` URI of 2020-12.
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -107,10 +108,12 @@ pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeErr
         recursive: Vec::new(),
         contains: None,
         unevaluated_items: None,
+        alike: HashMap::new(),
+        budget: LOCATION_BUDGET,
     };
     let ctx = Ctx {
         draft: default_draft,
-        base: uri::DEFAULT_BASE.to_string(),
+        base: Rc::from(uri::DEFAULT_BASE),
         path: String::new(),
         out_path: String::new(),
     };
@@ -118,6 +121,7 @@ pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeErr
         uri::DEFAULT_BASE.to_string(),
         Resource {
             path: String::new(),
+            node: Some(schema),
             draft: root_draft(schema, default_draft)?,
             recursive: false,
         },
@@ -144,9 +148,9 @@ pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeErr
     }
     for r in std::mem::take(&mut up.refs) {
         let new = match r.kind {
-            RefKind::Ref => up.rewrite_ref(schema, &r)?,
+            RefKind::Ref => up.rewrite_ref(&r)?,
             RefKind::Recursive => {
-                let dynamic = up.resources.get(&r.base).is_some_and(|res| res.recursive);
+                let dynamic = up.resources.get(&*r.base).is_some_and(|res| res.recursive);
                 if dynamic {
                     format!("#{name}")
                 } else {
@@ -175,9 +179,11 @@ pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeErr
 }
 
 /// A schema resource of the original document.
-struct Resource {
+struct Resource<'a> {
     /// Where its root is (a JSON Pointer into the original).
     path: String,
+    /// Its root (`None` for the document's until it is read).
+    node: Option<&'a Value>,
     draft: Draft,
     /// A 2019-09 resource whose root says `"$recursiveAnchor": true`.
     recursive: bool,
@@ -193,24 +199,34 @@ enum RefKind {
 struct PendingRef {
     kind: RefKind,
     value: String,
-    base: String,
+    base: Rc<str>,
     path: String,
     out_path: String,
 }
 
-struct Upgrader {
-    resources: HashMap<String, Resource>,
+struct Upgrader<'a> {
+    resources: HashMap<String, Resource<'a>>,
     refs: Vec<PendingRef>,
     anchors: Vec<String>,
     recursive: Vec<String>,
     contains: Option<String>,
     unevaluated_items: Option<String>,
+    /// Whether a schema inside an unknown keyword reads alike in its draft and 2020-12,
+    /// by its address (many references may land on one).
+    alike: HashMap<(usize, Draft, String), bool>,
+    /// The location text still allowed (see [`LOCATION_BUDGET`]).
+    budget: usize,
 }
+
+/// The most location text (JSON Pointers of the subschemas, summed) an upgrade builds: a
+/// hostile schema (long keys above many subschemas, or very deep) is refused, not
+/// upgraded in quadratic time and memory.
+const LOCATION_BUDGET: usize = 64 << 20;
 
 #[derive(Clone)]
 struct Ctx {
     draft: Draft,
-    base: String,
+    base: Rc<str>,
     path: String,
     out_path: String,
 }
@@ -430,11 +446,18 @@ fn malformed(at: &str, kw: &str, what: &str) -> UpgradeError {
     UpgradeError::new(&pointer::join(at, &[kw]), format!("`{kw}` {what}"))
 }
 
-impl Upgrader {
+impl<'a> Upgrader<'a> {
     /// The upgraded form of the schema at `ctx`.
-    fn schema(&mut self, v: &Value, ctx: Ctx, is_root: bool) -> Result<Value, UpgradeError> {
+    fn schema(&mut self, v: &'a Value, ctx: Ctx, is_root: bool) -> Result<Value, UpgradeError> {
+        let cost = ctx.path.len() + ctx.out_path.len() + 16;
+        self.budget = self.budget.checked_sub(cost).ok_or_else(|| {
+            UpgradeError::new(
+                "",
+                "the schema is too large to upgrade: its subschemas' locations add up to more than 64 MiB",
+            )
+        })?;
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || match v {
-            Value::Object(map) => self.object(map, ctx, is_root),
+            Value::Object(map) => self.object(v, map, ctx, is_root),
             Value::Bool(_) => Ok(v.clone()),
             _ => Err(UpgradeError::new(
                 &ctx.path,
@@ -445,7 +468,8 @@ impl Upgrader {
 
     fn object(
         &mut self,
-        map: &Map<String, Value>,
+        node: &'a Value,
+        map: &'a Map<String, Value>,
         mut ctx: Ctx,
         is_root: bool,
     ) -> Result<Value, UpgradeError> {
@@ -486,13 +510,14 @@ impl Upgrader {
             if !id.starts_with('#') {
                 let kept = id.split('#').next().unwrap_or_default();
                 out.insert("$id".into(), Value::String(kept.to_string()));
-                ctx.base = no_fragment.to_string();
+                ctx.base = Rc::from(no_fragment);
                 let recursive = d == Draft::Draft201909
                     && map.get("$recursiveAnchor") == Some(&Value::Bool(true));
                 self.resources.insert(
                     no_fragment.to_string(),
                     Resource {
                         path: ctx.path.clone(),
+                        node: Some(node),
                         draft: d,
                         recursive,
                     },
@@ -567,7 +592,7 @@ impl Upgrader {
                 "$recursiveAnchor" if known(d, kw) => {
                     let is_resource_root = self
                         .resources
-                        .get(&ctx.base)
+                        .get(&*ctx.base)
                         .is_some_and(|r| r.path == ctx.path);
                     if *v == Value::Bool(true) && is_resource_root {
                         self.recursive.push(ctx.out_path.clone());
@@ -774,9 +799,16 @@ impl Upgrader {
         Ok(Value::Object(out))
     }
 
+    fn reads_alike(&mut self, target: &Value, draft: Draft, base: &str) -> bool {
+        let key = (std::ptr::from_ref(target) as usize, draft, base.to_string());
+        *self.alike.entry(key).or_insert_with(|| {
+            upgrade_fragment(target, draft, base, &mut self.budget).as_ref() == Some(target)
+        })
+    }
+
     /// The reference `r`, with a JSON Pointer fragment that crosses renamed keywords
     /// rewritten to the upgraded document's locations.
-    fn rewrite_ref(&self, doc: &Value, r: &PendingRef) -> Result<String, UpgradeError> {
+    fn rewrite_ref(&mut self, r: &PendingRef) -> Result<String, UpgradeError> {
         let (uri_part, fragment) = match r.value.find('#') {
             Some(i) => (&r.value[..i], &r.value[i + 1..]),
             None => return Ok(r.value.clone()),
@@ -785,7 +817,7 @@ impl Upgrader {
             return Ok(r.value.clone());
         }
         let target = if uri_part.is_empty() {
-            r.base.clone()
+            r.base.to_string()
         } else {
             match uri::resolve(uri_part, &r.base) {
                 Ok(t) => uri::split_fragment(&t).0.to_string(),
@@ -795,7 +827,7 @@ impl Upgrader {
         let Some(res) = self.resources.get(&target) else {
             return Ok(r.value.clone());
         };
-        let Some(root) = doc.pointer(&res.path) else {
+        let Some(root) = res.node else {
             return Ok(r.value.clone());
         };
         let at = pointer::join(&r.path, &["$ref"]);
@@ -929,7 +961,7 @@ impl Upgrader {
         // fine when 2020-12 reads it as its draft did, which upgrading it shows.
         if let (Some((kw, draft)), Some(target)) = (unknown, node)
             && is_schema(target)
-            && upgrade_fragment(target, draft, &r.base).as_ref() != Some(target)
+            && !self.reads_alike(target, draft, &r.base)
         {
             return Err(UpgradeError::new(
                 &at,
@@ -959,7 +991,7 @@ fn decode_segment(raw: &str) -> Option<String> {
 }
 
 /// `schema` upgraded alone (no `$schema` added), or `None` when it cannot be.
-fn upgrade_fragment(schema: &Value, draft: Draft, base: &str) -> Option<Value> {
+fn upgrade_fragment(schema: &Value, draft: Draft, base: &str, budget: &mut usize) -> Option<Value> {
     let mut up = Upgrader {
         resources: HashMap::new(),
         refs: Vec::new(),
@@ -967,14 +999,18 @@ fn upgrade_fragment(schema: &Value, draft: Draft, base: &str) -> Option<Value> {
         recursive: Vec::new(),
         contains: None,
         unevaluated_items: None,
+        alike: HashMap::new(),
+        budget: *budget,
     };
     let ctx = Ctx {
         draft,
-        base: base.to_string(),
+        base: Rc::from(base),
         path: String::new(),
         out_path: String::new(),
     };
-    let out = up.schema(schema, ctx, false).ok()?;
+    let out = up.schema(schema, ctx, false);
+    *budget = up.budget;
+    let out = out.ok()?;
     // (References inside are kept as they are: pointers that cross renamed keywords would
     // change, so the fragment is not the same.)
     let crossing = up

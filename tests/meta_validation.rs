@@ -113,3 +113,33 @@ fn corpus_tools_against_their_meta_schemas() {
     }
     assert_eq!(schemas, 317);
 }
+
+/// A large schema (several thousand subschemas) is checked in full, without the evaluation
+/// budget cutting the check short and reporting that as a violation.
+#[test]
+fn large_schemas_are_checked_in_full() {
+    let mut props = serde_json::Map::new();
+    for i in 0..3000 {
+        props.insert(
+            format!("p{i}"),
+            json!({"type": "object", "properties": {"x": {"type": "string", "enum": ["a", "b"]}}}),
+        );
+    }
+    let good = json!({"type": "object", "properties": props});
+    assert!(violations(&good, Draft::Draft202012).is_empty());
+    let mut bad = good.clone();
+    bad["properties"]["p2999"]["properties"]["x"]["type"] = json!("strin");
+    bad["properties"]["p7"]["minProperties"] = json!(-1);
+    let found = violations(&bad, Draft::Draft202012);
+    let at: Vec<&str> = found
+        .iter()
+        .map(|v| v.split(": ").next().unwrap())
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "/properties/p2999/properties/x/type",
+            "/properties/p7/minProperties"
+        ]
+    );
+}

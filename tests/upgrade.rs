@@ -251,3 +251,50 @@ fn rewrites_and_refusals() {
     .unwrap_err();
     assert_eq!(err.location, "/$schema");
 }
+
+/// Hostile shapes: deep nesting and many references into one unknown keyword are answered
+/// (no stack overflow, no quadratic work), and malformed keywords are refused clearly.
+#[test]
+fn hostile_schemas() {
+    // (serde_json builds and drops deep values recursively: give it room; the upgrade
+    // itself grows its stack as it needs.)
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(|| {
+            let nest = |levels: usize| {
+                let mut deep = json!({"type": "string"});
+                for _ in 0..levels {
+                    // (Moved in, not serialized again as `json!` would.)
+                    let mut m = serde_json::Map::new();
+                    m.insert("items".into(), Value::Array(vec![deep]));
+                    m.insert("definitions".into(), json!({}));
+                    deep = Value::Object(m);
+                }
+                deep
+            };
+            let deep = nest(1_000);
+            let up = upgrade(&deep, Draft::Draft7).unwrap();
+            assert!(up.get("prefixItems").is_some());
+            let deeper = nest(20_000);
+            let err = upgrade(&deeper, Draft::Draft7).unwrap_err();
+            assert!(err.reason.contains("too large"), "{err}");
+            std::mem::forget((up, deep, deeper));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let mut props = serde_json::Map::new();
+    for i in 0..5_000 {
+        props.insert(format!("p{i}"), json!({"$ref": "#/x-lib/big"}));
+    }
+    let mut big = serde_json::Map::new();
+    for i in 0..2_000 {
+        big.insert(format!("q{i}"), json!({"type": "integer"}));
+    }
+    let many = json!({"properties": props, "x-lib": {"big": {"properties": big}}});
+    assert!(upgrade(&many, Draft::Draft7).is_ok());
+    let err = upgrade(&json!({"properties": {"a": 5}}), Draft::Draft7).unwrap_err();
+    assert_eq!(err.location, "/properties/a");
+    let err = upgrade(&json!({"$schema": 7}), Draft::Draft7).unwrap_err();
+    assert_eq!(err.location, "/$schema");
+}
