@@ -36,6 +36,10 @@ pub enum SchemaErrorKind {
     InvalidPattern,
     /// `$schema` names a dialect this crate does not know.
     UnknownDialect,
+    /// The schema is not valid against its dialect's meta-schema (with
+    /// [`Options::validate_schema`](crate::Options::validate_schema)); every violation is
+    /// in [`SchemaError::violations`].
+    MetaSchemaViolation,
 }
 
 /// A schema that cannot be compiled: what is wrong and where.
@@ -52,6 +56,7 @@ struct SchemaErrorInner {
     kind: SchemaErrorKind,
     location: String,
     message: String,
+    violations: Vec<SchemaError>,
 }
 
 impl SchemaError {
@@ -65,8 +70,21 @@ impl SchemaError {
                 kind,
                 location: location.into(),
                 message: message.into(),
+                violations: Vec::new(),
             }),
         }
+    }
+
+    /// This error, carrying several violations found together.
+    pub(crate) fn with_violations(mut self, violations: Vec<SchemaError>) -> SchemaError {
+        self.inner.violations = violations;
+        self
+    }
+
+    /// Every violation when several were found together (meta-schema validation reports
+    /// them all, each with its own location); empty otherwise.
+    pub fn violations(&self) -> &[SchemaError] {
+        &self.inner.violations
     }
 
     /// What kind of problem this is.

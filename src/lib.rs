@@ -40,13 +40,16 @@ mod error;
 mod format;
 mod json;
 mod limits;
+pub mod lint;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod metaschema;
 mod names;
 mod options;
 mod output;
 mod pattern;
 mod schema;
+pub mod upgrade;
 mod validate;
 
 pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors};

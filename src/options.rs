@@ -48,6 +48,7 @@ pub struct Options {
     pub(crate) step_budget: (u64, u64),
     pub(crate) default_draft: Draft,
     pub(crate) shortcuts: bool,
+    pub(crate) validate_schema: bool,
 }
 
 impl Default for Options {
@@ -74,6 +75,7 @@ impl Options {
             ),
             default_draft: Draft::Draft202012,
             shortcuts: true,
+            validate_schema: false,
         }
     }
 
@@ -193,11 +195,36 @@ impl Options {
         self
     }
 
+    /// When true, `compile` first checks the schema against its dialect's official
+    /// meta-schema (draft 4 to 2020-12, embedded in the crate) and refuses it with
+    /// [`SchemaErrorKind::MetaSchemaViolation`](crate::SchemaErrorKind::MetaSchemaViolation),
+    /// listing every violation with its location in
+    /// [`SchemaError::violations`](crate::SchemaError::violations). A `$schema` naming no
+    /// standard draft is left to the compiler.
+    ///
+    /// ```
+    /// use toolschema::{Options, SchemaErrorKind};
+    /// use serde_json::json;
+    ///
+    /// let bad = json!({"properties": {"a": {"type": "strin"}, "b": {"minLength": -1}}});
+    /// let err = Options::new().validate_schema(true).compile(&bad).unwrap_err();
+    /// assert_eq!(err.kind(), SchemaErrorKind::MetaSchemaViolation);
+    /// let at: Vec<&str> = err.violations().iter().map(|v| v.location()).collect();
+    /// assert_eq!(at, ["/properties/a/type", "/properties/b/minLength"]);
+    /// ```
+    pub fn validate_schema(mut self, yes: bool) -> Options {
+        self.validate_schema = yes;
+        self
+    }
+
     /// Compiles `schema` with these options.
     ///
     /// # Errors
     /// A [`SchemaError`] saying what is wrong and where.
     pub fn compile(&self, schema: &Value) -> Result<Schema, SchemaError> {
+        if self.validate_schema {
+            crate::metaschema::check(schema, self.default_draft)?;
+        }
         crate::compile::compile(schema, self).map(|compiled| Schema {
             compiled: std::sync::Arc::new(compiled),
         })

@@ -16,6 +16,7 @@ mod proxy;
 mod schema;
 mod serve;
 mod term;
+mod toolkit;
 mod validate;
 
 /// Success: every schema compiles, every instance is valid.
@@ -45,6 +46,8 @@ enum Command {
     Validate(validate::Args),
     Serve(serve::Args),
     Proxy(proxy::Args),
+    Upgrade(toolkit::UpgradeArgs),
+    Lint(toolkit::LintArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -55,6 +58,8 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Proxy(args) => proxy::run(args),
+        Command::Upgrade(args) => toolkit::upgrade(args),
+        Command::Lint(args) => toolkit::lint_command(args),
     };
     ExitCode::from(code)
 }
