@@ -48,6 +48,38 @@ const SIZE_LIMIT: usize = 8 << 20;
 /// Cap on the lazy DFA's cache for one pattern.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 
+/// Cap on a pattern's size with every counted repetition written out, in units of about
+/// one automaton state (one UTF-8 byte of a literal, one range of a class): checked on the
+/// AST before any engine is built, since the engines' own limits are reached only after
+/// they have spent the memory (`(?:a{65535}){65535}` is 20 bytes and four billion
+/// states). A state costs 16 bytes or more, so this keeps to `SIZE_LIMIT`.
+const MAX_EXPANDED: u64 = (SIZE_LIMIT / 16) as u64;
+
+/// The size of `alternatives` with every counted repetition written out, in units of
+/// about one automaton state; saturates.
+fn expanded_size(alternatives: &[Vec<parse::Node>]) -> u64 {
+    use parse::Node;
+    fn node(n: &Node) -> u64 {
+        match n {
+            Node::Literal(c) => c.len_utf8() as u64,
+            // (`.` is the complement of four code points: a handful of UTF-8 states.)
+            Node::Dot => 8,
+            Node::Class(class) => (class.ranges.len() + class.props.len()).max(1) as u64,
+            Node::Group(_, alts) => 1 + expanded_size(alts),
+            Node::Repeat(r) => {
+                // `X{n,m}` is written out as `m` copies, `X{n,}` as `n` copies and a loop.
+                let copies = r.max.unwrap_or(r.min.saturating_add(1)).max(1);
+                node(&r.node).saturating_mul(u64::from(copies))
+            }
+            _ => 1,
+        }
+    }
+    alternatives
+        .iter()
+        .flatten()
+        .fold(0u64, |acc, n| acc.saturating_add(node(n)))
+}
+
 /// How a match attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MatchOutcome {
@@ -616,6 +648,10 @@ fn engine(
         if let Some(matcher) = fast_path(&ast.alternatives) {
             return Ok(matcher);
         }
+        // Every engine below writes counted repetitions out: refuse before one does.
+        if expanded_size(&ast.alternatives) > MAX_EXPANDED {
+            return Err(TOO_LARGE.into());
+        }
         let text = emit::emit(&ast.alternatives, ast.needs_backtracking);
         // Engines fail to build only on size limits, which short patterns without counted
         // repetition or property classes cannot reach: those are built on first use.
@@ -788,6 +824,12 @@ fn deferrable(text: &str) -> bool {
     true
 }
 
+/// Cap on the backtracking engine's own program, in instructions.
+const MAX_PROG_SIZE: usize = MAX_EXPANDED as usize;
+
+/// The reason given for a pattern past a size limit.
+const TOO_LARGE: &str = "pattern compiles too large";
+
 /// Builds the engine for translated text.
 fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher, String> {
     {
@@ -796,6 +838,7 @@ fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher,
                 .backtrack_limit(budget)
                 .delegate_size_limit(SIZE_LIMIT)
                 .delegate_dfa_size_limit(DFA_SIZE_LIMIT)
+                .max_prog_size(MAX_PROG_SIZE)
                 .build()
                 .map_err(|e| lowercase_reason(&e.to_string()))?;
             Matcher::Backtracking(Box::new(re))
@@ -821,7 +864,7 @@ fn build_linear(text: &str) -> Result<Matcher, String> {
         .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))
         .build()
         .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => "pattern compiles too large".to_string(),
+            regex::Error::CompiledTooBig(_) => TOO_LARGE.to_string(),
             e => lowercase_reason(&e.to_string()),
         })?;
     Ok(Matcher::Linear(re))
@@ -841,6 +884,10 @@ fn dense_dfa(
         return None;
     }
     let dfa = dense::Builder::new()
+        // (The NFA too: the dense builder has no limit on it by default.)
+        .thompson(
+            regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(DENSE_SIZE_LIMIT)),
+        )
         .syntax(
             regex_automata::util::syntax::Config::new()
                 .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX)),
