@@ -582,7 +582,12 @@ impl Unevaluated {
     /// Whether property `key` is evaluated, when the unconditional subschemas tell (a
     /// name or pattern of theirs, or `complete`); `None` when only an evaluation can.
     #[inline]
-    pub(crate) fn knows(&self, c: &Compiled, key: &str) -> Option<bool> {
+    pub(crate) fn knows<M: crate::pattern::Meter + ?Sized>(
+        &self,
+        c: &Compiled,
+        key: &str,
+        meter: &M,
+    ) -> Option<bool> {
         if self.all {
             return Some(true);
         }
@@ -596,7 +601,7 @@ impl Unevaluated {
             return Some(true);
         }
         for &p in &self.patterns {
-            match c.patterns[p as usize].find_name(key) {
+            match c.patterns[p as usize].find_name(key, meter) {
                 crate::pattern::MatchOutcome::Match => return Some(true),
                 crate::pattern::MatchOutcome::NoMatch => {}
                 crate::pattern::MatchOutcome::BudgetExceeded => return None,

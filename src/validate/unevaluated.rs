@@ -46,7 +46,7 @@ fn evaluated_property(
                 .is_ok(),
             Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
                 .iter()
-                .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match),
+                .any(|&(p, _)| c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match),
             Keyword::AdditionalProperties(_) => true,
             Keyword::UnevaluatedProperties(_) => !top,
             Keyword::AllOf(span) => c
@@ -158,7 +158,7 @@ pub(super) fn properties<C: Collector>(
     for (key, value) in o {
         // (A lookup answers for the names the unconditional subschemas declare; the
         // conditional ones are asked only when it cannot.)
-        let evaluated = match known.and_then(|k| k.knows(c, key)) {
+        let evaluated = match known.and_then(|k| k.knows(c, key, ctx.budget)) {
             Some(evaluated) => evaluated,
             None => evaluated_property(c, node, instance, o, key, ctx, true),
         };
