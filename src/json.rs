@@ -708,8 +708,9 @@ pub(crate) fn get<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Opti
     }
 }
 
-/// How many values `root` holds, itself included, a string counting one more per 64 bytes
-/// (patterns are charged for long strings by the byte, see `pattern::Meter`). Iterative
+/// How many values `root` holds, itself included, a string counting one more per 4,096
+/// bytes: patterns are charged a step per 64 bytes they search (see `pattern::Meter`), so
+/// a long string's budget pays for about sixteen searches of it. Iterative
 /// (instances may be deep), and holding one iterator per level, not one entry per value.
 pub(crate) fn count_values(root: &Value) -> usize {
     enum Level<'a> {
@@ -725,7 +726,7 @@ pub(crate) fn count_values(root: &Value) -> usize {
             match v {
                 Value::Array(items) => levels.push(Level::Items(items.iter())),
                 Value::Object(members) => levels.push(Level::Members(members.values())),
-                Value::String(text) => count += text.len() / 64,
+                Value::String(text) => count += text.len() / 4096,
                 _ => {}
             }
         }
