@@ -44,7 +44,8 @@ impl Limits {
     /// assert_eq!(toolschema::Limits::default().max_values(), 1_000_000);
     /// ```
     pub const fn max_values(&self) -> usize {
-        self.max_subschemas.saturating_mul(Limits::VALUES_PER_SUBSCHEMA)
+        self.max_subschemas
+            .saturating_mul(Limits::VALUES_PER_SUBSCHEMA)
     }
 
     /// No caps at all: for trusted schemas only.

@@ -14,7 +14,8 @@ use toolschema::{ErrorKind, Limits, Options, Schema, SchemaErrorKind};
 const AS_CAP: &str = "--as=536870912";
 
 fn temp(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolschema-hostile-engine-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("toolschema-hostile-engine-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, content).unwrap();
@@ -70,7 +71,12 @@ fn pattern_compile_memory_is_bounded() {
         // The binary under a 512 MiB address-space cap.
         let schema = temp("pattern.json", &json!({ "pattern": pattern }).to_string());
         let out = capped(30, &["check", schema.to_str().unwrap()], "");
-        assert_eq!(out.status.code(), Some(2), "{pattern}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{pattern}: {}",
+            text(&out.stderr)
+        );
         assert!(
             text(&out.stderr).contains("pattern compiles too large"),
             "{pattern}: {}",
@@ -242,5 +248,10 @@ fn every_value_counts_toward_the_size_cap() {
     assert_eq!(err.kind(), SchemaErrorKind::TooManySubschemas);
     // Below the cap, and with the caps lifted, they compile.
     assert!(Schema::compile(&json!({"allOf": Value::Array(vec![json!(true); 900_000])})).is_ok());
-    assert!(Options::new().limits(Limits::none()).compile(&trues).is_ok());
+    assert!(
+        Options::new()
+            .limits(Limits::none())
+            .compile(&trues)
+            .is_ok()
+    );
 }

@@ -31,12 +31,30 @@ impl fmt::Debug for Input {
 const COUNTS: &[u32] = &[0, 1, 2, 3, 9, 16, 100, 255, 1000, 4000, 65535, 100_000];
 
 const ATOMS: &[&str] = &[
-    "a", "b", ".", "\\d", "\\w", "\\s", "\\S", "[a-z]", "[^x]", "\\p{L}", "\\p{Greek}", "é",
-    "😀", "\\b", "^", "$",
+    "a",
+    "b",
+    ".",
+    "\\d",
+    "\\w",
+    "\\s",
+    "\\S",
+    "[a-z]",
+    "[^x]",
+    "\\p{L}",
+    "\\p{Greek}",
+    "é",
+    "😀",
+    "\\b",
+    "^",
+    "$",
 ];
 
 fn term(u: &mut Unstructured<'_>, depth: u32, out: &mut String) -> arbitrary::Result<()> {
-    let choice = if depth >= MAX_DEPTH { 0 } else { u.int_in_range(0..=6)? };
+    let choice = if depth >= MAX_DEPTH {
+        0
+    } else {
+        u.int_in_range(0..=6)?
+    };
     match choice {
         0 => out.push_str(u.choose(ATOMS)?),
         1 | 2 => {

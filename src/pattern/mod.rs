@@ -310,7 +310,10 @@ impl fmt::Debug for Matcher {
                 .finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
-            Matcher::Backtracking(b) => f.debug_tuple("Backtracking").field(&b.quick.as_str()).finish(),
+            Matcher::Backtracking(b) => f
+                .debug_tuple("Backtracking")
+                .field(&b.quick.as_str())
+                .finish(),
             Matcher::Deferred(d) => f.debug_tuple("Deferred").field(&d.text).finish(),
             Matcher::Failed => f.write_str("Failed"),
             Matcher::All(parts) => f.debug_tuple("All").field(parts).finish(),

@@ -1003,7 +1003,9 @@ fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) -> bool {
     }
     for kw in &c.keywords[n.body()] {
         let ok = match *kw {
-            Keyword::Pattern(i) => c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match,
+            Keyword::Pattern(i) => {
+                c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match
+            }
             Keyword::MaxLength(max) => {
                 key.len() as u64 <= max || json::char_count(key) as u64 <= max
             }
@@ -2748,9 +2750,9 @@ fn applicator_annotation<C: Collector>(
         }
         (Keyword::PatternProperties(span), Value::Object(o)) => {
             let any = o.keys().any(|key| {
-                c.pattern_properties[span.range()]
-                    .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match)
+                c.pattern_properties[span.range()].iter().any(|&(p, _)| {
+                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                })
             });
             if !any {
                 return;
@@ -2772,7 +2774,9 @@ fn applicator_annotation<C: Collector>(
             let by_pattern = |key: &str| {
                 c.pattern_properties[a.patterns.range()]
                     .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match)
+                    .any(|&(p, _)| {
+                        c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    })
             };
             if o.keys().any(|key| by_pattern(key)) {
                 col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));

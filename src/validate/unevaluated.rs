@@ -44,9 +44,11 @@ fn evaluated_property(
             Keyword::Properties(span) => c.properties[span.range()]
                 .binary_search_by(|(n, _)| n.as_ref().cmp(key))
                 .is_ok(),
-            Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
-                .iter()
-                .any(|&(p, _)| c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match),
+            Keyword::PatternProperties(span) => {
+                c.pattern_properties[span.range()].iter().any(|&(p, _)| {
+                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                })
+            }
             Keyword::AdditionalProperties(_) => true,
             Keyword::UnevaluatedProperties(_) => !top,
             Keyword::AllOf(span) => c
