@@ -58,6 +58,8 @@ fn pattern_compile_memory_is_bounded() {
         "(?<=q)(?:(?:c|d){2000}){900}",
         // Alternation and a class: past every fast path.
         "(?:[a-f]\\w{500}){2000}z|y",
+        // A property class, found by the pattern_compile fuzz target (seconds to refuse).
+        "\\p{L}{100000,100000}",
         // Nested three deep, each count small.
         "((((e{90}){90}){90}))",
     ];

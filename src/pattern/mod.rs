@@ -55,6 +55,9 @@ const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// states). A state costs 16 bytes or more, so this keeps to `SIZE_LIMIT`.
 const MAX_EXPANDED: u64 = (SIZE_LIMIT / 16) as u64;
 
+/// What a property class (`\p{..}`) is taken to cost in [`expanded_size`].
+const PROPERTY_STATES: usize = 256;
+
 /// The size of `alternatives` with every counted repetition written out, in units of
 /// about one automaton state; saturates.
 fn expanded_size(alternatives: &[Vec<parse::Node>]) -> u64 {
@@ -64,7 +67,11 @@ fn expanded_size(alternatives: &[Vec<parse::Node>]) -> u64 {
             Node::Literal(c) => c.len_utf8() as u64,
             // (`.` is the complement of four code points: a handful of UTF-8 states.)
             Node::Dot => 8,
-            Node::Class(class) => (class.ranges.len() + class.props.len()).max(1) as u64,
+            // (A property class compiles to hundreds of UTF-8 states: `\p{L}` to about 500;
+            // weighed less, `\p{L}{100000}` passed here and took seconds to refuse.)
+            Node::Class(class) => {
+                (class.ranges.len() + PROPERTY_STATES * class.props.len()).max(1) as u64
+            }
             Node::Group(_, alts) => 1 + expanded_size(alts),
             Node::Repeat(r) => {
                 // `X{n,m}` is written out as `m` copies, `X{n,}` as `n` copies and a loop.
