@@ -377,6 +377,42 @@ pub(crate) fn value_signature(v: &Value) -> u64 {
     }
 }
 
+/// Keys drawn once per process for the tables hostile input fills (long `enum`s): an
+/// attacker who cannot see them cannot choose values that share a slot.
+pub(crate) fn table_state() -> &'static ahash::RandomState {
+    static STATE: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+    STATE.get_or_init(ahash::RandomState::new)
+}
+
+/// The signature of a value in a long `enum`'s table, equal for values `equal` calls
+/// equal: exact for numbers and short strings (as [`value_signature`]); for longer strings,
+/// arrays and objects a keyed hash of the whole content, since their [`value_signature`]
+/// reads only their ends or their length and a schema could give thousands of values one.
+pub(crate) fn enum_signature(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => string_enum_signature(s),
+        Value::Array(_) | Value::Object(_) => hash_value(v, table_state()),
+        _ => value_signature(v),
+    }
+}
+
+/// [`enum_signature`] of a string.
+#[inline(always)]
+pub(crate) fn string_enum_signature(s: &str) -> u64 {
+    if s.len() < crate::names::EXACT_BELOW {
+        crate::names::signature(s)
+    } else {
+        table_state().hash_one(s)
+    }
+}
+
+/// The slot of signature `sig` in a table (masked by the caller): keyed, so that distinct
+/// signatures an attacker picks do not crowd one run of slots.
+#[inline(always)]
+pub(crate) fn table_slot(sig: u64) -> usize {
+    table_state().hash_one(sig) as usize
+}
+
 /// Seeds that keep kinds apart in [`value_signature`] and [`hash_value`] (the kind's name
 /// in ASCII; a length or a flag is joined to the last three).
 const NULL_SEED: u64 = 0x6e75_6c6c;
@@ -672,8 +708,10 @@ pub(crate) fn get<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Opti
     }
 }
 
-/// How many values `root` holds, itself included. Iterative (instances may be deep), and
-/// holding one iterator per level, not one entry per value.
+/// How many values `root` holds, itself included, a string counting one more per 4,096
+/// bytes: patterns are charged a step per 64 bytes they search (see `pattern::Meter`), so
+/// a long string's budget pays for about sixteen searches of it. Iterative
+/// (instances may be deep), and holding one iterator per level, not one entry per value.
 pub(crate) fn count_values(root: &Value) -> usize {
     enum Level<'a> {
         Items(std::slice::Iter<'a, Value>),
@@ -688,6 +726,7 @@ pub(crate) fn count_values(root: &Value) -> usize {
             match v {
                 Value::Array(items) => levels.push(Level::Items(items.iter())),
                 Value::Object(members) => levels.push(Level::Members(members.values())),
+                Value::String(text) => count += text.len() / 4096,
                 _ => {}
             }
         }

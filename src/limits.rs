@@ -7,6 +7,11 @@
 /// object or array (member or item, scalars included) is one deeper than its container,
 /// and every JSON object anywhere in the document counts as one subschema.
 ///
+/// Every value counts too: a document may hold at most
+/// [`Limits::VALUES_PER_SUBSCHEMA`] times `max_subschemas` values (1,000,000 by default;
+/// members, items and scalars, the root included), so that arrays, `true` subschemas and
+/// long `enum`s, which are no objects, are bounded as well.
+///
 /// ```
 /// use toolschema::{Limits, Options};
 /// use serde_json::json;
@@ -51,6 +56,20 @@ impl Limits {
     pub const fn with_max_subschemas(mut self, max_subschemas: usize) -> Limits {
         self.max_subschemas = max_subschemas;
         self
+    }
+
+    /// Values (of any kind) a document may hold per subschema it may hold.
+    pub const VALUES_PER_SUBSCHEMA: usize = 100;
+
+    /// The most values of any kind a document may hold: `max_subschemas` times
+    /// [`Limits::VALUES_PER_SUBSCHEMA`].
+    ///
+    /// ```
+    /// assert_eq!(toolschema::Limits::default().max_values(), 1_000_000);
+    /// ```
+    pub const fn max_values(&self) -> usize {
+        self.max_subschemas
+            .saturating_mul(Limits::VALUES_PER_SUBSCHEMA)
     }
 
     /// No caps at all: for trusted schemas only.

@@ -641,7 +641,12 @@ impl Unevaluated {
     /// Whether property `key` is evaluated, when the unconditional subschemas tell (a
     /// name or pattern of theirs, or `complete`); `None` when only an evaluation can.
     #[inline]
-    pub(crate) fn knows(&self, c: &Compiled, key: &str) -> Option<bool> {
+    pub(crate) fn knows<M: crate::pattern::Meter + ?Sized>(
+        &self,
+        c: &Compiled,
+        key: &str,
+        meter: &M,
+    ) -> Option<bool> {
         if self.all {
             return Some(true);
         }
@@ -655,7 +660,7 @@ impl Unevaluated {
             return Some(true);
         }
         for &p in &self.patterns {
-            match c.patterns[p as usize].find_name(key) {
+            match c.patterns[p as usize].find_name(key, meter) {
                 crate::pattern::MatchOutcome::Match => return Some(true),
                 crate::pattern::MatchOutcome::NoMatch => {}
                 crate::pattern::MatchOutcome::BudgetExceeded => return None,
@@ -762,7 +767,8 @@ pub(crate) struct Compiled {
     /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
     pub(crate) enum_tables: Vec<(u32, u32)>,
     /// Open-addressing tables of (signature, index into `values`) of long enums' values
-    /// (`json::value_signature`); empty slots have index `u32::MAX`.
+    /// (`json::enum_signature`, slot by `json::table_slot`); empty slots have index
+    /// `u32::MAX`.
     pub(crate) enum_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(u32, NodeId)>,
     pub(crate) additional: Vec<Additional>,
@@ -1031,7 +1037,7 @@ impl Compiled {
     pub(crate) fn long_enum_has_value(&self, span: Span, v: &Value) -> bool {
         match self.enum_tables.get(span.start as usize) {
             Some(&(start, mask)) if mask != 0 => {
-                self.enum_probe(start, mask, crate::json::value_signature(v), |u| {
+                self.enum_probe(start, mask, crate::json::enum_signature(v), |u| {
                     crate::json::equal(v, u)
                 })
             }
@@ -1047,8 +1053,9 @@ impl Compiled {
         self.enum_probe(
             start,
             mask,
-            crate::names::signature(s),
-            |v| matches!(v, Value::String(t) if crate::names::same_found(t, s)),
+            crate::json::string_enum_signature(s),
+            // (A short string's signature is exact, but a long one's keyed hash may equal it.)
+            |v| matches!(v, Value::String(t) if t.len() == s.len() && crate::names::same_found(t, s)),
         )
     }
 
@@ -1061,7 +1068,7 @@ impl Compiled {
         else {
             return false;
         };
-        let mut slot = sig as usize & mask as usize;
+        let mut slot = crate::json::table_slot(sig) & mask as usize;
         // (At most half full: an empty slot ends every probe.)
         loop {
             let (t, i) = table[slot];

@@ -23,9 +23,21 @@ pub(crate) struct Size {
 /// stack here), and returns what it holds (see [`Size`]).
 pub(crate) fn check(root: &Value, limits: &Limits) -> Result<Size, SchemaError> {
     let mut size = Size::default();
+    let max_values = limits.max_values();
+    let mut values = 0usize;
     let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(64);
     stack.push((root, 1));
     while let Some((value, depth)) = stack.pop() {
+        // Every part counts toward one cap: arrays, `true` and scalars are no objects,
+        // yet a schema of a million of them costs as much to compile.
+        values += 1;
+        if values > max_values {
+            return Err(SchemaError::new(
+                SchemaErrorKind::TooManySubschemas,
+                "",
+                format!("the schema has more than the maximum of {max_values} values"),
+            ));
+        }
         if depth > limits.max_depth {
             let at = locate(root, depth_predicate(limits.max_depth));
             return Err(SchemaError::new(
@@ -107,6 +119,20 @@ mod tests {
         assert_eq!(err.kind(), SchemaErrorKind::DepthExceeded);
         assert_eq!(err.location(), "/properties/a");
         assert!(check(&json!({"enum": [1]}), &limits).is_err());
+    }
+
+    #[test]
+    fn every_value_counts() {
+        let limits = Limits {
+            max_depth: 64,
+            max_subschemas: 1,
+        };
+        let values = Limits::VALUES_PER_SUBSCHEMA;
+        let fits = Value::Array(vec![Value::Bool(true); values - 1]);
+        assert!(check(&fits, &limits).is_ok());
+        let past = Value::Array(vec![Value::Bool(true); values]);
+        let err = check(&past, &limits).unwrap_err();
+        assert_eq!(err.kind(), SchemaErrorKind::TooManySubschemas);
     }
 
     #[test]

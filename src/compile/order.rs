@@ -1410,8 +1410,8 @@ pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
     let start = c.enum_hash.len();
     c.enum_hash.resize(start + size, (0, u32::MAX));
     for j in span.range() {
-        let sig = crate::json::value_signature(&c.values[j]);
-        let mut slot = sig as usize & mask;
+        let sig = crate::json::enum_signature(&c.values[j]);
+        let mut slot = crate::json::table_slot(sig) & mask;
         while c.enum_hash[start + slot].1 != u32::MAX {
             slot = (slot + 1) & mask;
         }

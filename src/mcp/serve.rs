@@ -151,7 +151,7 @@ fn mock_tool(item: &Value, file: &Path, taken: &HashSet<String>) -> Result<Tool,
             (builder.handler(move |_, _| Ok(result.clone())), None)
         }
         // No recorded answer: derive one from the output schema (best effort, checked below).
-        (None, Some(schema)) => (builder, super::example::example(schema, schema)),
+        (None, Some(schema)) => (builder, Some(super::example::example(schema, schema))),
         (None, None) => (builder, None),
     };
     let tool = builder.build()?;
@@ -161,13 +161,17 @@ fn mock_tool(item: &Value, file: &Path, taken: &HashSet<String>) -> Result<Tool,
     else {
         return Ok(tool);
     };
-    let result = match derived.filter(|e| schema.is_valid(e)) {
-        Some(example) => CallToolResult::structured(example),
-        None => {
-            eprintln!(
-                "toolschema serve: {}: tool {name:?}: no example satisfies its output schema",
-                file.display()
-            );
+    let result = match derived {
+        Some(Ok(example)) if schema.is_valid(&example) => CallToolResult::structured(example),
+        derived => {
+            let why = match derived {
+                Some(Err(super::example::NoExample::TooLarge)) => format!(
+                    "an example of its output schema would hold more than {} values",
+                    super::example::MAX_EXAMPLE_VALUES
+                ),
+                _ => "no example satisfies its output schema".to_string(),
+            };
+            eprintln!("toolschema serve: {}: tool {name:?}: {why}", file.display());
             CallToolResult::error(format!(
                 "tool {name}: this mock has no x-response and no example of its output"
             ))

@@ -48,6 +48,73 @@ const SIZE_LIMIT: usize = 8 << 20;
 /// Cap on the lazy DFA's cache for one pattern.
 const DFA_SIZE_LIMIT: usize = 2 << 20;
 
+/// Cap on a pattern's size with every counted repetition written out, in units of about
+/// one automaton state (one UTF-8 byte of a literal, one range of a class): checked on the
+/// AST before any engine is built, since the engines' own limits are reached only after
+/// they have spent the memory (`(?:a{65535}){65535}` is 20 bytes and four billion
+/// states). A state costs 16 bytes or more, so this keeps to `SIZE_LIMIT`.
+const MAX_EXPANDED: u64 = (SIZE_LIMIT / 16) as u64;
+
+/// What a property class (`\p{..}`) is taken to cost in [`expanded_size`].
+const PROPERTY_STATES: usize = 256;
+
+/// The size of `alternatives` with every counted repetition written out, in units of
+/// about one automaton state; saturates.
+fn expanded_size(alternatives: &[Vec<parse::Node>]) -> u64 {
+    use parse::Node;
+    fn node(n: &Node) -> u64 {
+        match n {
+            Node::Literal(c) => c.len_utf8() as u64,
+            // (`.` is the complement of four code points: a handful of UTF-8 states.)
+            Node::Dot => 8,
+            // (A property class compiles to hundreds of UTF-8 states: `\p{L}` to about 500;
+            // weighed less, `\p{L}{100000}` passed here and took seconds to refuse.)
+            Node::Class(class) => {
+                (class.ranges.len() + PROPERTY_STATES * class.props.len()).max(1) as u64
+            }
+            Node::Group(_, alts) => 1 + expanded_size(alts),
+            Node::Repeat(r) => {
+                // `X{n,m}` is written out as `m` copies, `X{n,}` as `n` copies and a loop.
+                let copies = r.max.unwrap_or(r.min.saturating_add(1)).max(1);
+                node(&r.node).saturating_mul(u64::from(copies))
+            }
+            _ => 1,
+        }
+    }
+    alternatives
+        .iter()
+        .flatten()
+        .fold(0u64, |acc, n| acc.saturating_add(node(n)))
+}
+
+/// A budget that pattern work is counted toward: the evaluation's step budget (see
+/// `validate::Budget`), so that a call's pattern work is bounded with the rest of it.
+pub(crate) trait Meter {
+    /// Takes `steps` from the budget; `false` once it is exceeded.
+    fn charge(&self, steps: u64) -> bool;
+}
+
+/// No budget but the pattern's own: for tests.
+#[cfg(test)]
+pub(crate) struct Unmetered;
+
+#[cfg(test)]
+impl Meter for Unmetered {
+    fn charge(&self, _: u64) -> bool {
+        true
+    }
+}
+
+/// Bytes of subject per step charged for a search (every engine's work grows with the
+/// subject); shorter subjects are not charged, so the common path only compares a length.
+const BYTES_PER_STEP: usize = 64;
+
+/// Backtracking steps of a first, quick attempt at a match: most matches of ordinary
+/// patterns end within it. A match that needs more is tried again with the whole
+/// `pattern_budget`; each attempt is charged its limit, one evaluation step per
+/// backtracking step, before it runs.
+const QUICK_BACKTRACKS: usize = 256;
+
 /// How a match attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MatchOutcome {
@@ -180,7 +247,7 @@ enum Matcher {
     /// dominates on the short strings instances hold.
     Dfa(Box<DfaMatcher>),
     /// Backtracking engine for lookaround and backreferences.
-    Backtracking(Box<fancy_regex::Regex>),
+    Backtracking(Box<Backtracker>),
     /// A small pattern whose engine is built on first use: building a regex engine costs
     /// far more than checking the syntax, and many patterns of a large schema never run.
     Deferred(Box<Deferred>),
@@ -207,6 +274,14 @@ const DENSE_MAX_LEN: usize = 1024;
 
 /// A dense DFA larger than this is not worth its memory: the linear engine runs instead.
 const DENSE_SIZE_LIMIT: usize = 256 << 10;
+
+/// The backtracking engine in two sizes: a quick attempt limited to [`QUICK_BACKTRACKS`],
+/// and, built when first needed, one with the whole budget per match.
+struct Backtracker {
+    quick: fancy_regex::Regex,
+    budget: usize,
+    full: std::sync::OnceLock<Option<fancy_regex::Regex>>,
+}
 
 /// Where an unanchored run must be found.
 #[derive(Debug, Clone, Copy)]
@@ -242,7 +317,10 @@ impl fmt::Debug for Matcher {
                 .finish(),
             Matcher::Linear(re) => f.debug_tuple("Linear").field(&re.as_str()).finish(),
             Matcher::Dfa(d) => f.debug_tuple("Dfa").field(&d.text).finish(),
-            Matcher::Backtracking(re) => f.debug_tuple("Backtracking").field(&re.as_str()).finish(),
+            Matcher::Backtracking(b) => f
+                .debug_tuple("Backtracking")
+                .field(&b.quick.as_str())
+                .finish(),
             Matcher::Deferred(d) => f.debug_tuple("Deferred").field(&d.text).finish(),
             Matcher::Failed => f.write_str("Failed"),
             Matcher::All(parts) => f.debug_tuple("All").field(parts).finish(),
@@ -616,6 +694,10 @@ fn engine(
         if let Some(matcher) = fast_path(&ast.alternatives) {
             return Ok(matcher);
         }
+        // Every engine below writes counted repetitions out: refuse before one does.
+        if expanded_size(&ast.alternatives) > MAX_EXPANDED {
+            return Err(TOO_LARGE.into());
+        }
         let text = emit::emit(&ast.alternatives, ast.needs_backtracking);
         // Engines fail to build only on size limits, which short patterns without counted
         // repetition or property classes cannot reach: those are built on first use.
@@ -716,9 +798,23 @@ fn split_leading_lookaheads(
 }
 
 impl Pattern {
-    /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`).
+    /// Unanchored search, as ECMA-262 `RegExp.prototype.test` (flags: `u`), with no budget
+    /// but the pattern's own.
+    #[cfg(test)]
     pub(crate) fn find(&self, subject: &str) -> MatchOutcome {
-        find_with(&self.matcher, subject)
+        self.find_in(subject, &Unmetered)
+    }
+
+    /// Unanchored search, its work counted toward `meter`: a step per [`BYTES_PER_STEP`]
+    /// bytes of subject, and the backtracking steps a match may take; `BudgetExceeded`
+    /// when the meter runs out.
+    #[inline]
+    pub(crate) fn find_in<M: Meter + ?Sized>(&self, subject: &str, meter: &M) -> MatchOutcome {
+        let steps = subject.len() / BYTES_PER_STEP;
+        if steps > 0 && !meter.charge(steps as u64) {
+            return MatchOutcome::BudgetExceeded;
+        }
+        find_with(&self.matcher, subject, meter)
     }
 
     /// [`Pattern::find`] for a property name against `patternProperties`, where most names
@@ -732,13 +828,13 @@ impl Pattern {
         name.as_bytes().first().is_some_and(|&b| !self.lead.has(b))
     }
 
-    pub(crate) fn find_name(&self, name: &str) -> MatchOutcome {
+    pub(crate) fn find_name<M: Meter + ?Sized>(&self, name: &str, meter: &M) -> MatchOutcome {
         if let Some(&first) = name.as_bytes().first()
             && !self.lead.has(first)
         {
             return MatchOutcome::NoMatch;
         }
-        find_with(&self.matcher, name)
+        self.find_in(name, meter)
     }
 }
 
@@ -788,17 +884,22 @@ fn deferrable(text: &str) -> bool {
     true
 }
 
+/// Cap on the backtracking engine's own program, in instructions.
+const MAX_PROG_SIZE: usize = MAX_EXPANDED as usize;
+
+/// The reason given for a pattern past a size limit.
+const TOO_LARGE: &str = "pattern compiles too large";
+
 /// Builds the engine for translated text.
 fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher, String> {
     {
         let matcher = if needs_backtracking {
-            let re = fancy_regex::RegexBuilder::new(text)
-                .backtrack_limit(budget)
-                .delegate_size_limit(SIZE_LIMIT)
-                .delegate_dfa_size_limit(DFA_SIZE_LIMIT)
-                .build()
-                .map_err(|e| lowercase_reason(&e.to_string()))?;
-            Matcher::Backtracking(Box::new(re))
+            let quick = build_backtracking(text, budget.min(QUICK_BACKTRACKS))?;
+            Matcher::Backtracking(Box::new(Backtracker {
+                quick,
+                budget,
+                full: std::sync::OnceLock::new(),
+            }))
         } else if let Some((dfa, start)) = dense_dfa(text) {
             Matcher::Dfa(Box::new(DfaMatcher {
                 dfa,
@@ -813,6 +914,17 @@ fn build(text: &str, needs_backtracking: bool, budget: usize) -> Result<Matcher,
     }
 }
 
+/// The backtracking engine, limited to `limit` backtracking steps per match.
+fn build_backtracking(text: &str, limit: usize) -> Result<fancy_regex::Regex, String> {
+    fancy_regex::RegexBuilder::new(text)
+        .backtrack_limit(limit)
+        .delegate_size_limit(SIZE_LIMIT)
+        .delegate_dfa_size_limit(DFA_SIZE_LIMIT)
+        .max_prog_size(MAX_PROG_SIZE)
+        .build()
+        .map_err(|e| lowercase_reason(&e.to_string()))
+}
+
 /// The linear-time engine of the `regex` crate.
 fn build_linear(text: &str) -> Result<Matcher, String> {
     let re = regex::RegexBuilder::new(text)
@@ -821,7 +933,7 @@ fn build_linear(text: &str) -> Result<Matcher, String> {
         .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX))
         .build()
         .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => "pattern compiles too large".to_string(),
+            regex::Error::CompiledTooBig(_) => TOO_LARGE.to_string(),
             e => lowercase_reason(&e.to_string()),
         })?;
     Ok(Matcher::Linear(re))
@@ -841,6 +953,10 @@ fn dense_dfa(
         return None;
     }
     let dfa = dense::Builder::new()
+        // (The NFA too: the dense builder has no limit on it by default.)
+        .thompson(
+            regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(DENSE_SIZE_LIMIT)),
+        )
         .syntax(
             regex_automata::util::syntax::Config::new()
                 .nest_limit(u32::try_from(4 * parse::MAX_NEST + 16).unwrap_or(u32::MAX)),
@@ -862,7 +978,7 @@ fn dense_dfa(
     Some((dfa, start))
 }
 
-fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
+fn find_with<M: Meter + ?Sized>(matcher: &Matcher, subject: &str, meter: &M) -> MatchOutcome {
     {
         match matcher {
             Matcher::Contains(s) => MatchOutcome::from_bool(subject.contains(&**s)),
@@ -874,7 +990,7 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             Matcher::Steps(steps) => MatchOutcome::from_bool(steps.matches(subject)),
             Matcher::All(parts) => {
                 for (must, part) in parts.iter() {
-                    match find_with(part, subject) {
+                    match find_with(part, subject, meter) {
                         MatchOutcome::Match if *must => {}
                         MatchOutcome::NoMatch if !*must => {}
                         MatchOutcome::BudgetExceeded => return MatchOutcome::BudgetExceeded,
@@ -886,9 +1002,9 @@ fn find_with(matcher: &Matcher, subject: &str) -> MatchOutcome {
             // The other engines out of line: their searches need many registers, which
             // every call of this function would otherwise save and restore.
             Matcher::Linear(re) => MatchOutcome::from_bool(linear_match(re, subject)),
-            Matcher::Dfa(d) => dfa_find(d, subject),
-            Matcher::Backtracking(re) => backtracking_find(re, subject),
-            Matcher::Deferred(d) => deferred_find(d, subject),
+            Matcher::Dfa(d) => dfa_find(d, subject, meter),
+            Matcher::Backtracking(b) => backtracking_find(b, subject, meter),
+            Matcher::Deferred(d) => deferred_find(d, subject, meter),
             Matcher::Failed => MatchOutcome::BudgetExceeded,
         }
     }
@@ -904,7 +1020,7 @@ fn linear_match(re: &regex::Regex, subject: &str) -> bool {
 /// library's search would find it again and set up its input on every call, which costs
 /// more than the walk itself on the short strings instances hold.
 #[inline(never)]
-fn dfa_find(d: &DfaMatcher, subject: &str) -> MatchOutcome {
+fn dfa_find<M: Meter + ?Sized>(d: &DfaMatcher, subject: &str, meter: &M) -> MatchOutcome {
     use regex_automata::dfa::Automaton;
     let dfa = &d.dfa;
     let mut state = d.start;
@@ -920,7 +1036,7 @@ fn dfa_find(d: &DfaMatcher, subject: &str) -> MatchOutcome {
                 return MatchOutcome::NoMatch;
             }
             if dfa.is_quit_state(state) {
-                return dfa_fallback(d, subject);
+                return dfa_fallback(d, subject, meter);
             }
         }
     }
@@ -928,24 +1044,38 @@ fn dfa_find(d: &DfaMatcher, subject: &str) -> MatchOutcome {
 }
 
 #[cold]
-fn dfa_fallback(d: &DfaMatcher, subject: &str) -> MatchOutcome {
+fn dfa_fallback<M: Meter + ?Sized>(d: &DfaMatcher, subject: &str, meter: &M) -> MatchOutcome {
     let fallback = d
         .fallback
         .get_or_init(|| build_linear(&d.text).unwrap_or(Matcher::Failed));
-    find_with(fallback, subject)
+    find_with(fallback, subject, meter)
 }
 
 #[inline(never)]
-fn backtracking_find(re: &fancy_regex::Regex, subject: &str) -> MatchOutcome {
-    match re.is_match(subject) {
-        Ok(matched) => MatchOutcome::from_bool(matched),
-        // The only runtime error fancy-regex reports is the budget.
-        Err(_) => MatchOutcome::BudgetExceeded,
+fn backtracking_find<M: Meter + ?Sized>(b: &Backtracker, subject: &str, meter: &M) -> MatchOutcome {
+    let quick = b.budget.min(QUICK_BACKTRACKS);
+    if !meter.charge(quick as u64) {
+        return MatchOutcome::BudgetExceeded;
+    }
+    // The only runtime error fancy-regex reports is the budget.
+    if let Ok(matched) = b.quick.is_match(subject) {
+        return MatchOutcome::from_bool(matched);
+    }
+    if b.budget <= quick || !meter.charge(b.budget as u64) {
+        return MatchOutcome::BudgetExceeded;
+    }
+    // (Built from text that built before, under the same limits.)
+    let full = b
+        .full
+        .get_or_init(|| build_backtracking(b.quick.as_str(), b.budget).ok());
+    match full.as_ref().map(|re| re.is_match(subject)) {
+        Some(Ok(matched)) => MatchOutcome::from_bool(matched),
+        _ => MatchOutcome::BudgetExceeded,
     }
 }
 
 #[inline(never)]
-fn deferred_find(d: &Deferred, subject: &str) -> MatchOutcome {
+fn deferred_find<M: Meter + ?Sized>(d: &Deferred, subject: &str, meter: &M) -> MatchOutcome {
     // Cannot fail for a deferred text (see `engine`); if it ever did, the pattern decides
     // nothing and reports its budget as exhausted.
     let built = d
@@ -953,8 +1083,8 @@ fn deferred_find(d: &Deferred, subject: &str) -> MatchOutcome {
         .get_or_init(|| build(&d.text, d.backtracking, d.budget).unwrap_or(Matcher::Failed));
     match built {
         // (What most deferred patterns become, without a second pass through the match.)
-        Matcher::Dfa(dfa) => dfa_find(dfa, subject),
-        built => find_with(built, subject),
+        Matcher::Dfa(dfa) => dfa_find(dfa, subject, meter),
+        built => find_with(built, subject, meter),
     }
 }
 

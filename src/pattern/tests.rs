@@ -665,7 +665,7 @@ fn sequences_of_runs_agree_with_the_engine() {
         for s in subjects(alphabet, sample) {
             assert_eq!(
                 fast.find(&s),
-                super::find_with(&reference, &s),
+                super::find_with(&reference, &s, &super::Unmetered),
                 "{pattern} on {s:?}"
             );
         }
@@ -715,10 +715,10 @@ fn random_sequences_agree_with_the_engine() {
             let subject: String = (0..next(8))
                 .map(|_| alphabet[next(alphabet.len())])
                 .collect();
-            let expected = super::find_with(&reference, &subject);
+            let expected = super::find_with(&reference, &subject, &super::Unmetered);
             assert_eq!(fast.find(&subject), expected, "{pattern} on {subject:?}");
             assert_eq!(
-                fast.find_name(&subject),
+                fast.find_name(&subject, &super::Unmetered),
                 expected,
                 "{pattern} on {subject:?}"
             );
@@ -767,8 +767,8 @@ fn hand_run_dfa_agrees_with_the_engine() {
                 .map(|_| alphabet[next(alphabet.len())])
                 .collect();
             assert_eq!(
-                super::find_with(&dfa, &subject),
-                super::find_with(&reference, &subject),
+                super::find_with(&dfa, &subject, &super::Unmetered),
+                super::find_with(&reference, &subject, &super::Unmetered),
                 "{pattern} on {subject:?}"
             );
         }
@@ -802,8 +802,8 @@ fn first_bytes_turn_away_only_names_that_cannot_match() {
         let reference = general(pattern);
         for subject in subjects("abcx-é:0#@_", "x-abc") {
             assert_eq!(
-                pat.find_name(&subject),
-                super::find_with(&reference, &subject),
+                pat.find_name(&subject, &super::Unmetered),
+                super::find_with(&reference, &subject, &super::Unmetered),
                 "{pattern} on {subject:?}"
             );
         }

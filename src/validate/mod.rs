@@ -142,6 +142,20 @@ impl<'a> Budget<'a> {
     }
 }
 
+/// Pattern work counts toward the call's budget (see `pattern::Meter`).
+impl crate::pattern::Meter for Budget<'_> {
+    fn charge(&self, steps: u64) -> bool {
+        let left = self.left.get();
+        if steps <= left {
+            self.left.set(left - steps);
+            return true;
+        }
+        // (The remainder comes out of the refill, if there is one.)
+        self.left.set(0);
+        self.refill() && self.charge(steps - left - 1)
+    }
+}
+
 /// The error of a call that ran out of its budget, alone at the root.
 fn budget_exceeded() -> ValidationError {
     ValidationError::new(
@@ -992,7 +1006,9 @@ fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) -> bool {
     }
     for kw in &c.keywords[n.body()] {
         let ok = match *kw {
-            Keyword::Pattern(i) => c.patterns[i as usize].find(key) == MatchOutcome::Match,
+            Keyword::Pattern(i) => {
+                c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match
+            }
             Keyword::MaxLength(max) => {
                 key.len() as u64 <= max || json::char_count(key) as u64 <= max
             }
@@ -1424,7 +1440,7 @@ fn eval_keyword<C: Collector>(
                 let mut ok = true;
                 for (key, value) in o {
                     for &(p, child) in &c.pattern_properties[span.range()] {
-                        match c.patterns[p as usize].find_name(key) {
+                        match c.patterns[p as usize].find_name(key, ctx.budget) {
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
                                 check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
@@ -2067,7 +2083,7 @@ fn patterned_walk(
             }
         }
         for &(p, child) in patterns {
-            match c.patterns[p as usize].find_name(key) {
+            match c.patterns[p as usize].find_name(key, ctx.budget) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;
@@ -2381,7 +2397,7 @@ fn assertion<C: Collector>(
             _ => true,
         },
         Keyword::Pattern(i) => match instance {
-            Value::String(s) => match c.patterns[i as usize].find(s) {
+            Value::String(s) => match c.patterns[i as usize].find_in(s, ctx.budget) {
                 MatchOutcome::Match => true,
                 MatchOutcome::NoMatch => {
                     fail!(
@@ -2599,7 +2615,7 @@ fn additional_properties<C: Collector>(
             if !item_ok && (C::FAIL_FAST || col.full()) {
                 break;
             }
-            match c.patterns[p as usize].find_name(key) {
+            match c.patterns[p as usize].find_name(key, ctx.budget) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;
@@ -2777,9 +2793,9 @@ fn applicator_annotation<C: Collector>(
         }
         (Keyword::PatternProperties(span), Value::Object(o)) => {
             let any = o.keys().any(|key| {
-                c.pattern_properties[span.range()]
-                    .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match)
+                c.pattern_properties[span.range()].iter().any(|&(p, _)| {
+                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                })
             });
             if !any {
                 return;
@@ -2801,7 +2817,9 @@ fn applicator_annotation<C: Collector>(
             let by_pattern = |key: &str| {
                 c.pattern_properties[a.patterns.range()]
                     .iter()
-                    .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match)
+                    .any(|&(p, _)| {
+                        c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    })
             };
             if o.keys().any(|key| by_pattern(key)) {
                 col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));

@@ -44,9 +44,11 @@ fn evaluated_property(
             Keyword::Properties(span) => c.properties[span.range()]
                 .binary_search_by(|(n, _)| n.as_ref().cmp(key))
                 .is_ok(),
-            Keyword::PatternProperties(span) => c.pattern_properties[span.range()]
-                .iter()
-                .any(|&(p, _)| c.patterns[p as usize].find_name(key) == MatchOutcome::Match),
+            Keyword::PatternProperties(span) => {
+                c.pattern_properties[span.range()].iter().any(|&(p, _)| {
+                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                })
+            }
             Keyword::AdditionalProperties(_) => true,
             Keyword::UnevaluatedProperties(_) => !top,
             Keyword::AllOf(span) => c
@@ -174,7 +176,7 @@ pub(super) fn properties<C: Collector>(
     for (key, value) in o {
         // (A lookup answers for the names the unconditional subschemas declare; the
         // conditional ones are asked only when it cannot.)
-        let evaluated = match known.and_then(|k| k.knows(c, key)) {
+        let evaluated = match known.and_then(|k| k.knows(c, key, ctx.budget)) {
             Some(evaluated) => evaluated,
             None => evaluated_property(c, node, instance, o, key, ctx, true),
         };
