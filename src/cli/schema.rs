@@ -70,6 +70,12 @@ impl From<DraftArg> for Draft {
 /// Reads, parses and compiles the schema at `path` (`-` for stdin), with its resources.
 /// The error names the file and what is wrong.
 pub fn load(path: &str, args: &SchemaArgs) -> Result<Schema, String> {
+    load_checked(path, args, false)
+}
+
+/// As [`load`]; with `meta`, the schema is first checked against its dialect's
+/// meta-schema and every violation is listed, one a line.
+pub fn load_checked(path: &str, args: &SchemaArgs, meta: bool) -> Result<Schema, String> {
     let root = read_value(path)?;
     let base = root_base(&root.value);
     let schema_dir = if path == "-" {
@@ -83,7 +89,8 @@ pub fn load(path: &str, args: &SchemaArgs) -> Result<Schema, String> {
     let mut options = Options::new()
         .assert_formats(args.assert_format)
         .assert_content(args.assert_content)
-        .default_dialect(args.draft.into());
+        .default_dialect(args.draft.into())
+        .validate_schema(meta);
     if args.no_limits {
         options = options.limits(Limits::none());
     }
@@ -110,7 +117,11 @@ pub fn load(path: &str, args: &SchemaArgs) -> Result<Schema, String> {
         } else {
             ""
         };
-        format!("{path}: invalid schema: {e}{hint}")
+        let mut text = format!("{path}: invalid schema: {e}{hint}");
+        for v in e.violations() {
+            text.push_str(&format!("\n{path}: {v}"));
+        }
+        text
     })
 }
 

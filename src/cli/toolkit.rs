@@ -68,7 +68,11 @@ fn draft_arg(s: &str) -> Result<Draft, String> {
         "7" | "07" => Draft::Draft7,
         "2019-09" => Draft::Draft201909,
         "2020-12" => Draft::Draft202012,
-        _ => return Err(format!("unknown draft {s:?}: use 4, 6, 7, 2019-09 or 2020-12")),
+        _ => {
+            return Err(format!(
+                "unknown draft {s:?}: use 4, 6, 7, 2019-09 or 2020-12"
+            ));
+        }
     })
 }
 

@@ -1,8 +1,12 @@
 //! Showing clients that know only 2020-12 a schema written for an older draft.
 //!
-//! Until the schema toolkit's upgrader lands, the rule is conservative: a `$schema` naming
-//! draft-04, draft-06, draft-07 or 2019-09 is dropped only when every keyword of the body
-//! means the same under that draft and under 2020-12; any other schema is left as it is.
+//! A `$schema` naming draft-04, draft-06, draft-07 or 2019-09 is rewritten by the schema
+//! toolkit's upgrader ([`crate::upgrade::upgrade`]), which accepts exactly the same
+//! instances or refuses. Where it refuses, the body is shown without its `$schema` only when
+//! every keyword is read the same way in both drafts (the rule below); any other schema is
+//! left as it is. That rule reads draft-04's `"integer"` as 2020-12's, which also accepts
+//! `1.0`: the client's view is then wider, never narrower, and the proxy itself still checks
+//! calls and results under the schema's own draft.
 
 use serde_json::{Map, Value};
 
@@ -35,6 +39,22 @@ fn declared(uri: &str) -> Option<Old> {
 pub(crate) fn upgrade_for_client(schema: &Value) -> Option<Value> {
     let obj = schema.as_object()?;
     let draft = declared(obj.get("$schema")?.as_str()?)?;
+    let as_draft = match draft {
+        Old::Draft4 => crate::Draft::Draft4,
+        Old::Draft6 => crate::Draft::Draft6,
+        Old::Draft7 => crate::Draft::Draft7,
+        Old::Draft201909 => crate::Draft::Draft201909,
+    };
+    if let Ok(Value::Object(mut upgraded)) = crate::upgrade::upgrade(schema, as_draft) {
+        // 2020-12 is what a schema without `$schema` means to MCP clients.
+        upgraded.remove("$schema");
+        return Some(Value::Object(upgraded));
+    }
+    same_meaning_body(obj, draft)
+}
+
+/// The body without `$schema` when every keyword means the same in `draft` and 2020-12.
+fn same_meaning_body(obj: &Map<String, Value>, draft: Old) -> Option<Value> {
     let mut body = obj.clone();
     body.remove("$schema");
     same_meaning(&body, draft).then_some(Value::Object(body))
@@ -203,8 +223,13 @@ fn subschema(value: &Value, draft: Old) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::upgrade_for_client;
-    use serde_json::json;
+    use super::{Old, declared, upgrade_for_client};
+    use serde_json::{Map, Value, json};
+
+    fn split(schema: &Value) -> (&Map<String, Value>, Old) {
+        let obj = schema.as_object().unwrap();
+        (obj, declared(obj["$schema"].as_str().unwrap()).unwrap())
+    }
 
     #[test]
     fn drops_a_draft07_dollar_schema_when_the_body_means_the_same() {
@@ -224,7 +249,23 @@ mod tests {
     }
 
     #[test]
-    fn leaves_every_schema_whose_meaning_changes() {
+    fn rewrites_what_the_upgrader_can_prove() {
+        let tuple = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                           "items": [{"type": "string"}], "additionalItems": false});
+        assert_eq!(
+            upgrade_for_client(&tuple),
+            Some(json!({"prefixItems": [{"type": "string"}], "items": false}))
+        );
+        let deps = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                          "dependencies": {"a": ["b"]}});
+        assert_eq!(
+            upgrade_for_client(&deps),
+            Some(json!({"dependentRequired": {"a": ["b"]}}))
+        );
+    }
+
+    #[test]
+    fn the_fallback_rule_leaves_every_schema_whose_meaning_changes() {
         for schema in [
             // Tuple `items` is `prefixItems` in 2020-12.
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]}),
@@ -244,7 +285,8 @@ mod tests {
             json!({"$schema": "http://json-schema.org/draft-04/schema#", "id": "urn:x"}),
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "other.json"}),
         ] {
-            assert_eq!(upgrade_for_client(&schema), None, "{schema}");
+            let (obj, draft) = split(&schema);
+            assert_eq!(super::same_meaning_body(obj, draft), None, "{schema}");
         }
     }
 
