@@ -383,7 +383,9 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
     }
     c.send(&batch(0..3));
     let busy = c.answer();
-    let busy = busy.as_array().expect("an array of errors");
+    let busy = busy
+        .as_array()
+        .unwrap_or_else(|| panic!("an array of errors: {busy}"));
     assert_eq!(busy.len(), 3);
     assert!(busy.iter().all(|a| a["error"]["code"] == -32000));
     assert_eq!(busy[2]["id"], 2);

@@ -743,12 +743,17 @@ impl Connection {
         }
         let text = message.to_string();
         let this = self.clone_handle();
+        // As for calls, the answer is delivered while the table is locked: a client that has
+        // its answer never finds the batch's requests still counted in flight.
         let release = {
             let this = self.clone_handle();
-            move || {
+            move |answer: Option<String>| {
                 let mut running = lock(&this.state.running);
                 running.batch_slots -= slots;
                 running.bytes -= held;
+                if let Some(answer) = answer {
+                    (this.state.sink)(answer, Outgoing::Answer);
+                }
                 drop(running);
                 this.state.idle.notify_all();
             }
@@ -779,10 +784,7 @@ impl Connection {
                     total += line.len() + 1;
                     answers.push(line);
                 }
-                if !answers.is_empty() {
-                    this.send(format!("[{}]", answers.join(",")));
-                }
-                release();
+                release((!answers.is_empty()).then(|| format!("[{}]", answers.join(","))));
             });
         if spawned.is_err() {
             let mut running = lock(&self.state.running);
