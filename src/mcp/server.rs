@@ -497,15 +497,20 @@ impl Outbox {
     }
 }
 
-enum Line {
+pub(crate) enum Line {
     Complete,
     TooLong,
     Eof,
 }
 
 /// Reads one line into `buf` (without the newline or a trailing `\r`), never holding more
-/// than `max` bytes: a longer line is consumed and dropped.
-fn read_capped_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+/// than `max` bytes: a longer line is consumed and dropped. (The proxy reads both of its
+/// peers with it too.)
+pub(crate) fn read_capped_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Line> {
     buf.clear();
     let mut too_long = false;
     let mut any = false;

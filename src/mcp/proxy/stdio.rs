@@ -3,9 +3,10 @@
 
 use super::{Action, Contract, ContractOptions, Event, Peer};
 use crate::mcp::jsonrpc;
+use crate::mcp::server::{Line, read_capped_line};
 use serde_json::Value;
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -386,55 +387,6 @@ fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
         }
     }
     shared.flush(Peer::Client);
-}
-
-enum Line {
-    Complete,
-    TooLong,
-    Eof,
-}
-
-/// Reads one line into `buf` (without the newline or a trailing `\r`), never holding more
-/// than `max` bytes: a longer line is consumed and dropped. (The same reading as the MCP
-/// server's, which keeps its own copy private.)
-fn read_capped_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(match (any, too_long) {
-                (false, _) => Line::Eof,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Complete,
-            });
-        }
-        any = true;
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
-        };
-        if !too_long {
-            if buf.len() + chunk.len() > max {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
-            }
-        }
-        reader.consume(used);
-        if done {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
-        }
-    }
 }
 
 /// The current UTC time as RFC 3339 (`2026-12-03T11:38:48.123Z`).
