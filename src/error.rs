@@ -81,8 +81,20 @@ impl SchemaError {
         self
     }
 
-    /// Every violation when several were found together (meta-schema validation reports
-    /// them all, each with its own location); empty otherwise.
+    /// Every problem when several were found together, each with its own location: every
+    /// meta-schema violation (with [`Options::validate_schema`](crate::Options::validate_schema))
+    /// and the compiler's independent errors (a bad `type` and a bad `pattern` are both
+    /// listed, this error first); empty when there is only this one.
+    ///
+    /// ```
+    /// use serde_json::json;
+    ///
+    /// let bad = json!({"properties": {"a": {"minLength": -1}, "b": {"pattern": "["}}});
+    /// let err = toolschema::Schema::compile(&bad).unwrap_err();
+    /// let mut at: Vec<&str> = err.violations().iter().map(|e| e.location()).collect();
+    /// at.sort();
+    /// assert_eq!(at, ["/properties/a/minLength", "/properties/b/pattern"]);
+    /// ```
     pub fn violations(&self) -> &[SchemaError] {
         &self.inner.violations
     }

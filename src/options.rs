@@ -222,11 +222,122 @@ impl Options {
     /// # Errors
     /// A [`SchemaError`] saying what is wrong and where.
     pub fn compile(&self, schema: &Value) -> Result<Schema, SchemaError> {
-        if self.validate_schema {
-            crate::metaschema::check(schema, self.default_draft)?;
+        if self.validate_schema
+            && let Err(meta) = crate::metaschema::check(schema, self.default_draft)
+        {
+            // The compiler's own errors (a bad `pattern`, an unresolved `$ref`) are not
+            // meta-schema violations: report them beside the violations, once each.
+            let mut all = meta.violations().to_vec();
+            if let Err(e) = crate::compile::compile(schema, self) {
+                for e in gather(schema, self, e) {
+                    if !all.iter().any(|v| v.location() == e.location()) {
+                        all.push(e);
+                    }
+                }
+            }
+            return Err(meta.with_violations(all));
         }
-        crate::compile::compile(schema, self).map(|compiled| Schema {
-            compiled: std::sync::Arc::new(compiled),
-        })
+        match crate::compile::compile(schema, self) {
+            Ok(compiled) => Ok(Schema {
+                compiled: std::sync::Arc::new(compiled),
+            }),
+            Err(first) => {
+                let all = gather(schema, self, first.clone());
+                Err(if all.len() > 1 {
+                    first.with_violations(all)
+                } else {
+                    first
+                })
+            }
+        }
     }
+}
+
+/// The most independent compile errors one report gathers.
+const MAX_GATHERED: usize = 16;
+/// The most schema values the gathering may compile again in all (it compiles the schema
+/// once more per error found), so a large schema's report stays cheap.
+const GATHER_VALUES: usize = 1_000_000;
+
+/// Every independent compile error of `schema`, `first` first: the keyword at fault is
+/// taken out and the schema compiled again, until it compiles, an error repeats, a cap
+/// (depth, size) is what failed, or [`MAX_GATHERED`] errors are found.
+fn gather(schema: &Value, options: &Options, first: SchemaError) -> Vec<SchemaError> {
+    use crate::SchemaErrorKind::{DepthExceeded, TooLarge, TooManySubschemas};
+    let global = |e: &SchemaError| matches!(e.kind(), DepthExceeded | TooManySubschemas | TooLarge);
+    if global(&first) {
+        return vec![first];
+    }
+    let size = count_values(schema);
+    let rounds = (GATHER_VALUES / size.max(1)).min(MAX_GATHERED - 1);
+    let mut doc = schema.clone();
+    let mut all = vec![first];
+    for _ in 0..rounds {
+        let Some(last) = all.last() else { break };
+        if !remove_keyword(&mut doc, last.location()) {
+            break;
+        }
+        match crate::compile::compile(&doc, options) {
+            Ok(_) => break,
+            Err(e) if global(&e) || all.iter().any(|x| x.location() == e.location()) => break,
+            Err(e) => all.push(e),
+        }
+    }
+    all
+}
+
+/// Values in a document that compiled up to an error (so within the depth cap).
+fn count_values(v: &Value) -> usize {
+    1 + match v {
+        Value::Array(items) => items.iter().map(count_values).sum(),
+        Value::Object(members) => members.values().map(count_values).sum(),
+        _ => 0,
+    }
+}
+
+/// Takes out the keyword a compile error's location (a JSON Pointer into the root
+/// document) points at, or at an item of: whether anything was taken out.
+fn remove_keyword(doc: &mut Value, location: &str) -> bool {
+    let Some(rest) = location.strip_prefix('/') else {
+        return false;
+    };
+    let tokens: Vec<String> = rest
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    // The last token that names a member of an object is the keyword.
+    let mut parents = vec![&*doc];
+    for t in &tokens {
+        let Some(here) = parents.last().copied() else {
+            return false;
+        };
+        let next = match here {
+            Value::Object(m) => m.get(t),
+            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
+            _ => None,
+        };
+        match next {
+            Some(next) => parents.push(next),
+            None => return false,
+        }
+    }
+    let Some(k) = (0..tokens.len()).rev().find(|&k| parents[k].is_object()) else {
+        return false;
+    };
+    let mut at = doc;
+    for t in &tokens[..k] {
+        at = match at {
+            Value::Object(m) => match m.get_mut(t) {
+                Some(v) => v,
+                None => return false,
+            },
+            Value::Array(a) => match t.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                Some(v) => v,
+                None => return false,
+            },
+            _ => return false,
+        };
+    }
+    at.as_object_mut()
+        .is_some_and(|m| m.remove(&tokens[k]).is_some())
 }

@@ -431,3 +431,48 @@ fn recursive_refs_other_than_the_root_are_refused() {
     assert!(schema.is_valid(&json!({"x": {"x": {}}})));
     assert!(!schema.is_valid(&json!({"x": {"x": 1}})));
 }
+
+/// Independent compile errors come in one report, the first error first; with meta-schema
+/// validation the compiler's errors join the violations (issue: a bad `type` and a bad
+/// `pattern` are both reported).
+#[test]
+fn independent_errors_are_reported_together() {
+    let bad = json!({
+        "properties": {"a": {"minLength": -1}, "b": {"pattern": "["}},
+        "items": {"$ref": "#/$defs/missing"},
+        "required": [1]
+    });
+    let err = Schema::compile(&bad).unwrap_err();
+    let mut at: Vec<&str> = err.violations().iter().map(|e| e.location()).collect();
+    assert_eq!(at[0], err.location(), "the first error leads");
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            "/items/$ref",
+            "/properties/a/minLength",
+            "/properties/b/pattern",
+            "/required"
+        ]
+    );
+    // One error alone: no list.
+    let one = Schema::compile(&json!({"minLength": -1})).unwrap_err();
+    assert!(one.violations().is_empty());
+    // A cap is about the whole document: reported alone.
+    let mut deep = json!({});
+    for _ in 0..100 {
+        deep = json!({"items": deep, "minLength": -1});
+    }
+    let capped = Schema::compile(&deep).unwrap_err();
+    assert_eq!(capped.kind(), SchemaErrorKind::DepthExceeded);
+    assert!(capped.violations().is_empty());
+    // Meta-schema validation: `"type": "strin"` is a violation, the pattern a compile error.
+    let tool = json!({"properties": {"a": {"type": "strin"}, "b": {"pattern": "("}}});
+    let err = Options::new()
+        .validate_schema(true)
+        .compile(&tool)
+        .unwrap_err();
+    assert_eq!(err.kind(), SchemaErrorKind::MetaSchemaViolation);
+    let at: Vec<&str> = err.violations().iter().map(|e| e.location()).collect();
+    assert_eq!(at, ["/properties/a/type", "/properties/b/pattern"]);
+}

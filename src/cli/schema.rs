@@ -118,7 +118,12 @@ pub fn load_checked(path: &str, args: &SchemaArgs, meta: bool) -> Result<Schema,
             ""
         };
         let mut text = format!("{path}: invalid schema: {e}{hint}");
-        for v in e.violations() {
+        // The first of several compile errors is the header already.
+        for v in e
+            .violations()
+            .iter()
+            .filter(|v| v.to_string() != e.to_string())
+        {
             text.push_str(&format!("\n{path}: {v}"));
         }
         text
