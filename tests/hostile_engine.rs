@@ -326,7 +326,12 @@ fn property_name_tables_resist_collisions() {
     let doc = json!({ "properties": declared, "additionalProperties": { "type": "integer" } });
     let schema = Schema::compile(&doc).unwrap();
     let mut instance = strangers.clone();
-    instance.extend(declared.keys().take(1000).map(|k| (k.clone(), json!("any"))));
+    instance.extend(
+        declared
+            .keys()
+            .take(1000)
+            .map(|k| (k.clone(), json!("any"))),
+    );
     let instance = Value::Object(instance);
     assert!(schema.is_valid(&instance));
     let mut wrong = strangers;
