@@ -52,6 +52,14 @@ pub(crate) const fn summary(s: &str) -> u64 {
     }
 }
 
+/// The longest run of occupied slots a name table probed by signature may have, and the
+/// most names one signature may stand for in it. Signatures are not keyed (the cheap
+/// lookup of the common path), so a schema can make every name share one; a table past
+/// either bound is looked up by binary search over its names instead (see
+/// `schema::Names::Sorted`), a lookup of O(log n) comparisons whatever the names.
+pub(crate) const LONGEST_RUN: usize = 64;
+pub(crate) const LARGEST_GROUP: usize = 8;
+
 /// Strings shorter than this are told apart by their signature alone.
 pub(crate) const EXACT_BELOW: usize = 8;
 

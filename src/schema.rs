@@ -217,8 +217,19 @@ pub(crate) enum Names<'c> {
     /// A few names: (summary, index into `properties`), scanned (see `names::summary`).
     Scan(&'c [(u64, u32)]),
     /// More: (signature, index), an open-addressing table of a power-of-two size, empty
-    /// slots at `u32::MAX`.
+    /// slots at `u32::MAX`. Where a schema made its names crowd a table (see
+    /// `names::LONGEST_RUN`), the table is one entry, ([`sorted_span`] of the names,
+    /// [`SORTED_NAMES`]): the names, sorted by summary then name in `property_sigs`, are
+    /// found by binary search (the hot loop tests the mark with the empty slot's test).
     Hash(&'c [(u64, u32)]),
+}
+
+/// The index of the one entry of a crowded span's table (see [`Names::Hash`]).
+pub(crate) const SORTED_NAMES: u32 = u32::MAX - 1;
+
+/// The first entry of a crowded span's table: the span of its sorted names.
+pub(crate) const fn sorted_span(span: Span) -> u64 {
+    ((span.start as u64) << 32) | span.end as u64
 }
 
 impl Names<'_> {
@@ -240,8 +251,11 @@ impl Names<'_> {
                 let mut slot = sig as usize & mask;
                 loop {
                     let (s, i) = *table.get(slot)?;
-                    if i == u32::MAX {
-                        return None;
+                    if i >= SORTED_NAMES {
+                        if i == u32::MAX {
+                            return None;
+                        }
+                        return find_sorted(c, s, summary, key);
                     }
                     if s == sig && same(i) {
                         return Some(i as usize);
@@ -251,6 +265,21 @@ impl Names<'_> {
             }
         }
     }
+}
+
+/// `Names::find` in a span whose names crowd a hash table: a binary search by summary, then
+/// name, O(log n) comparisons whatever the names.
+#[cold]
+#[inline(never)]
+fn find_sorted(c: &Compiled, span: u64, summary: u64, key: &str) -> Option<usize> {
+    let (start, end) = ((span >> 32) as usize, span as u32 as usize);
+    let entries = c.property_sigs.get(start..end)?;
+    let name = |i: u32| &*c.properties[i as usize].0;
+    let at = entries.partition_point(|&(s, i)| (s, name(i).as_bytes()) < (summary, key.as_bytes()));
+    entries
+        .get(at)
+        .filter(|&&(s, i)| s == summary && crate::names::same_found(name(i), key))
+        .map(|&(_, i)| i as usize)
 }
 
 /// Node shapes the fail-fast path checks in small functions of their own, with no
@@ -625,7 +654,9 @@ pub(crate) struct IfArm {
 /// `dependentSchemas`, `$dynamicRef`) depend on the instance.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Unevaluated {
-    /// The `properties` names met, sorted by summary (`names::summary`).
+    /// The `properties` names met, once each, sorted by summary (`names::summary`), then
+    /// name: a binary search finds a key in O(log n) comparisons even where a schema gave
+    /// every name one summary.
     pub(crate) names: Box<[(u64, Arc<str>)]>,
     /// The `patternProperties` patterns met.
     pub(crate) patterns: Box<[u32]>,
@@ -651,11 +682,13 @@ impl Unevaluated {
             return Some(true);
         }
         let summary = crate::names::summary(key);
-        let at = self.names.partition_point(|(s, _)| *s < summary);
-        if self.names[at..]
-            .iter()
-            .take_while(|(s, _)| *s == summary)
-            .any(|(_, name)| crate::names::same_found(name, key))
+        let at = self
+            .names
+            .partition_point(|(s, name)| (*s, name.as_bytes()) < (summary, key.as_bytes()));
+        if self
+            .names
+            .get(at)
+            .is_some_and(|(s, name)| *s == summary && crate::names::same_found(name, key))
         {
             return Some(true);
         }
@@ -746,7 +779,8 @@ pub(crate) struct Compiled {
     /// each span (see [`Compiled::find_property`] and `names::summary`).
     pub(crate) property_sigs: Vec<(u64, u32)>,
     /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
-    /// hash table in `property_hash` (start, size - 1).
+    /// hash table in `property_hash` (start, size - 1; one entry when its names crowd it,
+    /// see [`Names::Hash`]).
     pub(crate) property_tables: Vec<(u32, u32)>,
     /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
     /// (plain-object shape); for a node of the forward shape, the node the fail-fast path

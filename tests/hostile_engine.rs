@@ -257,3 +257,125 @@ fn every_value_counts_toward_the_size_cap() {
             .is_ok()
     );
 }
+
+/// Class: hash collisions in property-name tables. Long names that share their first eight
+/// bytes, last eight bytes and length had one signature each: looking a key up walked them
+/// all, in `properties` tables and in `unevaluatedProperties`' names alike. A table whose
+/// names crowd it is searched by name instead: `validate` runs under a CPU-time cap far
+/// above the bounded work (under a second), which each family below overran with the
+/// bounds lifted (`names::LONGEST_RUN`, `names::LARGEST_GROUP`).
+#[test]
+fn property_name_tables_resist_collisions() {
+    // Same 8-byte head, 8-byte tail and length; the middle tells them apart.
+    let name = |i: usize| format!("head-of-{i:09}-tail-end");
+    let names = 100_000;
+    let declared: serde_json::Map<String, Value> =
+        (0..names).map(|i| (name(i), json!(true))).collect();
+    let closed = json!({ "properties": declared, "additionalProperties": false });
+    let unevaluated =
+        json!({ "allOf": [{ "properties": declared }], "unevaluatedProperties": false });
+    let keys: serde_json::Map<String, Value> = (0..64_000)
+        .map(|j| (name(j * 3 % names), json!(j)))
+        .collect();
+    let good = Value::Object(keys.clone());
+    let mut bad = keys;
+    // A stranger of the same head, tail and length.
+    bad.insert("head-of-x00000000-tail-end".into(), json!(0));
+    let bad = Value::Object(bad);
+    let good_path = temp("names-good.json", &good.to_string());
+    let bad_path = temp("names-bad.json", &bad.to_string());
+    for (what, doc) in [("closed", &closed), ("unevaluated", &unevaluated)] {
+        for shortcuts in [true, false] {
+            let schema = Options::default()
+                .shortcuts(shortcuts)
+                .compile(doc)
+                .unwrap();
+            assert!(schema.is_valid(&good), "{what} {shortcuts}");
+            assert!(!schema.is_valid(&bad), "{what} {shortcuts}");
+            let errors: Vec<_> = schema.iter_errors(&bad).collect();
+            assert_eq!(errors.len(), 1, "{what} {shortcuts}");
+            assert!(schema.is_valid(&json!({"head-of-000099999-tail-end": 1})));
+            assert!(!schema.is_valid(&json!({"head-of-000100000-tail-end": 1})));
+        }
+        let path = temp(&format!("names-{what}.json"), &doc.to_string());
+        let path = path.to_str().unwrap();
+        let out = capped(
+            8,
+            &["validate", "--schema", path, good_path.to_str().unwrap()],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+        let out = capped(
+            8,
+            &["validate", "--schema", path, bad_path.to_str().unwrap()],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("x00000000"), "{what}");
+    }
+    // Distinct signatures in consecutive slots: one run of 131,072 occupied slots, which
+    // every stranger homed at its start walked (131,072 keys).
+    let mut salt = 0;
+    let declared: serde_json::Map<String, Value> = (0..131_072)
+        .map(|slot| (crowding_name(slot, &mut salt), json!(true)))
+        .collect();
+    let strangers: serde_json::Map<String, Value> = (0..131_072)
+        .map(|j| (crowding_name(0, &mut salt), json!(j)))
+        .collect();
+    assert_eq!(declared.len(), 131_072);
+    assert_eq!(strangers.len(), 131_072);
+    let doc = json!({ "properties": declared, "additionalProperties": { "type": "integer" } });
+    let schema = Schema::compile(&doc).unwrap();
+    let mut instance = strangers.clone();
+    instance.extend(
+        declared
+            .keys()
+            .take(1000)
+            .map(|k| (k.clone(), json!("any"))),
+    );
+    let instance = Value::Object(instance);
+    assert!(schema.is_valid(&instance));
+    let mut wrong = strangers;
+    wrong.insert(crowding_name(0, &mut salt), json!("not an integer"));
+    assert!(!schema.is_valid(&Value::Object(wrong)));
+    let path = temp("names-run.json", &doc.to_string());
+    let instance_path = temp("names-run-instance.json", &instance.to_string());
+    let args = [
+        "validate",
+        "--schema",
+        path.to_str().unwrap(),
+        instance_path.to_str().unwrap(),
+    ];
+    let out = capped(8, &args, "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// A 24-byte ASCII name whose signature (`names::signature`, unkeyed) falls in `slot` of
+/// any name table of up to 2^24 slots: the signature picked, then `names::mix` and
+/// `names::summary` inverted, retried (`salt`) until the head is ASCII. Each call gives
+/// a new signature.
+fn crowding_name(slot: u64, salt: &mut u64) -> String {
+    const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+    // The inverse of MUL modulo 2^64 (Newton's iteration).
+    let mut inv = MUL;
+    for _ in 0..6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(MUL.wrapping_mul(inv)));
+    }
+    let tail = *b"-end-tag";
+    loop {
+        *salt += 1;
+        let sig = slot | (*salt << 24);
+        let mixed = sig ^ (sig >> 29) ^ (sig >> 58);
+        let summary = mixed.wrapping_mul(inv);
+        if summary >> 63 == 0 {
+            continue;
+        }
+        let head = (summary ^ u64::from_le_bytes(tail).rotate_left(23) ^ 24u64.rotate_left(53))
+            & !(1 << 63);
+        let head = head.to_le_bytes();
+        if head.iter().all(|b| b.is_ascii()) {
+            let head = std::str::from_utf8(&head).unwrap();
+            return format!("{head}--mid---{}", std::str::from_utf8(&tail).unwrap());
+        }
+    }
+}

@@ -362,7 +362,9 @@ fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
                 }
             }
         }
-        names.sort_unstable_by_key(|(s, _)| *s);
+        // (By summary, then name, once each: `Unevaluated::knows` searches them.)
+        names.sort_unstable();
+        names.dedup();
         spec.names = names.into();
         spec.patterns = patterns.into();
         out.push((NodeId(i), spec));
@@ -1378,24 +1380,90 @@ fn property_tables(c: &mut Compiled, live: &[u32]) {
         .sum();
     c.property_hash.reserve(hashed);
     for span in spans {
-        c.property_sigs[span.range()].sort_unstable();
-        if span.len() > SCAN_LIMIT && c.property_tables[span.start as usize] == (0, 0) {
-            // Open addressing, at most half full: about one probe per lookup.
-            let size = (span.len() * 2).next_power_of_two();
-            let mask = size - 1;
-            let start = c.property_hash.len();
-            c.property_hash.resize(start + size, (0, u32::MAX));
-            for &(summary, i) in &c.property_sigs[span.range()] {
-                let sig = crate::names::mix(summary);
-                let mut slot = sig as usize & mask;
-                while c.property_hash[start + slot].1 != u32::MAX {
-                    slot = (slot + 1) & mask;
-                }
-                c.property_hash[start + slot] = (sig, i);
+        if span.len() <= SCAN_LIMIT {
+            c.property_sigs[span.range()].sort_unstable();
+            continue;
+        }
+        if c.property_tables[span.start as usize] != (0, 0) {
+            continue;
+        }
+        // By summary, then name (the order `find_sorted` searches), then index (the first of
+        // equal names is found first, as in a scan).
+        let names = &c.properties;
+        c.property_sigs[span.range()].sort_unstable_by(|&(s, i), &(t, j)| {
+            s.cmp(&t)
+                .then_with(|| names[i as usize].0.cmp(&names[j as usize].0))
+                .then(i.cmp(&j))
+        });
+        let start = c.property_hash.len();
+        c.property_tables[span.start as usize] = match hash_names(c, span) {
+            Some(mask) => (start as u32, mask),
+            None => {
+                c.property_hash.truncate(start);
+                let mark = (
+                    crate::schema::sorted_span(span),
+                    crate::schema::SORTED_NAMES,
+                );
+                c.property_hash.push(mark);
+                (start as u32, 0)
             }
-            c.property_tables[span.start as usize] = (start as u32, mask as u32);
+        };
+    }
+}
+
+/// The hash table of the names of `span` (over SCAN_LIMIT), appended to `property_hash`:
+/// its mask, or `None` when a schema made its names crowd it (a signature shared by more
+/// than `LARGEST_GROUP` names, a run of occupied slots longer than `LONGEST_RUN`), where
+/// every lookup of a key meeting the crowd would walk it all. Building stops there too.
+fn hash_names(c: &mut Compiled, span: Span) -> Option<u32> {
+    use crate::names::{LARGEST_GROUP, LONGEST_RUN};
+    let sigs = &c.property_sigs[span.range()];
+    // (Sorted by summary: a group is a run of equal ones.)
+    let mut group = 0;
+    for (k, &(summary, _)) in sigs.iter().enumerate() {
+        group = if k > 0 && sigs[k - 1].0 == summary {
+            group + 1
+        } else {
+            1
+        };
+        if group > LARGEST_GROUP {
+            return None;
         }
     }
+    // Open addressing, at most half full: about one probe per lookup.
+    let size = (span.len() * 2).next_power_of_two();
+    let mask = size - 1;
+    let start = c.property_hash.len();
+    c.property_hash.resize(start + size, (0, u32::MAX));
+    let table = &mut c.property_hash[start..];
+    for &(summary, i) in sigs {
+        let sig = crate::names::mix(summary);
+        let mut slot = sig as usize & mask;
+        let mut probes = 0;
+        while table[slot].1 != u32::MAX {
+            slot = (slot + 1) & mask;
+            probes += 1;
+            if probes > LONGEST_RUN {
+                return None;
+            }
+        }
+        table[slot] = (sig, i);
+    }
+    // A run no insertion walked can still be long (names whose slots follow each other):
+    // measured from an empty slot, which a half-full table has.
+    let empty = table.iter().position(|e| e.1 == u32::MAX)?;
+    let mut run = 0;
+    for k in 1..=size {
+        if table[(empty + k) & mask].1 == u32::MAX {
+            run = 0;
+        } else {
+            run += 1;
+            if run > LONGEST_RUN {
+                return None;
+            }
+        }
+    }
+    u32::try_from(mask).ok()
 }
 
 /// The hash table of the `enum` values `span`, longer than `ENUM_SCAN_LIMIT` (see
