@@ -429,34 +429,26 @@ fn lint_schema_at(
         Err(_) => {}
     }
     let root_type = schema.get("type");
-    match role {
-        Role::Input if root_type != Some(&Value::String("object".into())) => {
-            let message = match root_type {
-                None => "the inputSchema root has no `\"type\": \"object\"`".to_string(),
-                Some(t) => format!("the inputSchema root's type is {t}, not \"object\""),
-            };
-            push(
-                out,
-                "input-root-not-object",
-                pointer::join(at, &["type"]),
-                tool,
-                message,
-            );
-        }
-        Role::Output if root_type != Some(&Value::String("object".into())) => {
-            let message = match root_type {
-                None => "the outputSchema root has no `\"type\": \"object\"`: it relies on the default-object-root rule".to_string(),
-                Some(t) => format!("the outputSchema root's type is {t}: structuredContent must be wrapped in an object"),
-            };
-            push(
-                out,
-                "output-root-not-object",
-                pointer::join(at, &["type"]),
-                tool,
-                message,
-            );
-        }
-        _ => {}
+    // A root that is not `"type": "object"`: an error for inputs, a warning for outputs.
+    let root = match role {
+        Role::Input => Some(("input-root-not-object", "inputSchema", "", "not \"object\"")),
+        Role::Output => Some((
+            "output-root-not-object",
+            "outputSchema",
+            ": it relies on the default-object-root rule",
+            "structuredContent must be wrapped in an object",
+        )),
+        _ => None,
+    };
+    if let Some((rule, name, absent, other)) = root
+        && root_type != Some(&Value::String("object".into()))
+    {
+        let message = match root_type {
+            None => format!("the {name} root has no `\"type\": \"object\"`{absent}"),
+            Some(t) if role == Role::Input => format!("the {name} root's type is {t}, {other}"),
+            Some(t) => format!("the {name} root's type is {t}: {other}"),
+        };
+        push(out, rule, pointer::join(at, &["type"]), tool, message);
     }
     walk(
         schema,
