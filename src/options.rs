@@ -255,6 +255,8 @@ impl Options {
 
 /// The most independent compile errors one report gathers.
 const MAX_GATHERED: usize = 16;
+/// The deepest depth cap under which errors are gathered.
+const GATHER_MAX_DEPTH: usize = 1024;
 /// The most schema values the gathering may compile again in all (it compiles the schema
 /// once more per error found), so a large schema's report stays cheap.
 const GATHER_VALUES: usize = 1_000_000;
@@ -265,7 +267,9 @@ const GATHER_VALUES: usize = 1_000_000;
 fn gather(schema: &Value, options: &Options, first: SchemaError) -> Vec<SchemaError> {
     use crate::SchemaErrorKind::{DepthExceeded, TooLarge, TooManySubschemas};
     let global = |e: &SchemaError| matches!(e.kind(), DepthExceeded | TooManySubschemas | TooLarge);
-    if global(&first) {
+    // Counting and copying the document recurse: only where the depth cap keeps that shallow
+    // (with caps lifted, for trusted schemas, the first error comes alone).
+    if global(&first) || options.limits.max_depth > GATHER_MAX_DEPTH {
         return vec![first];
     }
     let size = count_values(schema);
@@ -286,7 +290,8 @@ fn gather(schema: &Value, options: &Options, first: SchemaError) -> Vec<SchemaEr
     all
 }
 
-/// Values in a document that compiled up to an error (so within the depth cap).
+/// Values in a document that compiled up to an error (so within a depth cap of at most
+/// [`GATHER_MAX_DEPTH`]).
 fn count_values(v: &Value) -> usize {
     1 + match v {
         Value::Array(items) => items.iter().map(count_values).sum(),

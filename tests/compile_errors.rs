@@ -466,6 +466,12 @@ fn independent_errors_are_reported_together() {
     let capped = Schema::compile(&deep).unwrap_err();
     assert_eq!(capped.kind(), SchemaErrorKind::DepthExceeded);
     assert!(capped.violations().is_empty());
+    // Caps lifted (trusted schemas, of any depth): the first error alone, no copy made.
+    let lifted = Options::new()
+        .limits(Limits::none())
+        .compile(&bad)
+        .unwrap_err();
+    assert!(lifted.violations().is_empty());
     // Meta-schema validation: `"type": "strin"` is a violation, the pattern a compile error.
     let tool = json!({"properties": {"a": {"type": "strin"}, "b": {"pattern": "("}}});
     let err = Options::new()
