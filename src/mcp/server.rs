@@ -1442,7 +1442,7 @@ impl Connection {
                 tool: tool.name().to_string(),
                 talk: Some(talk),
             };
-            return self.start_task(tool, arguments, ctx, req, ttl);
+            return self.start_task(tool, arguments, ctx, req, ttl, mode);
         }
         let key = req.id.key().to_string();
         let cancelled = Arc::new(AtomicBool::new(false));
@@ -1646,6 +1646,7 @@ impl Connection {
         mut ctx: CallContext,
         req: Request,
         ttl: Option<u64>,
+        mode: Mode,
     ) -> Result<Option<String>, Failure> {
         let created = lock(&self.state.tasks).create(ttl);
         let Some((task_id, cancel, task)) = created else {
@@ -1670,7 +1671,15 @@ impl Connection {
             });
         }
         let answer = result_line(&req.id, &self.finish_result(json!({"task": task}), &req));
+        // The client learns of the task before any status notification about it.
+        let answer = if mode == Mode::Spawn {
+            (self.state.sink)(answer, Outgoing::Answer);
+            None
+        } else {
+            Some(answer)
+        };
         let this = self.clone_handle();
+        let failed_id = task_id.clone();
         let spawned = std::thread::Builder::new()
             .name("mcp-task".into())
             .spawn(move || {
@@ -1692,13 +1701,19 @@ impl Connection {
                 }
             });
         if spawned.is_err() {
-            return Err((
-                jsonrpc::INTERNAL_ERROR,
-                "internal error: cannot start the task".into(),
-                None,
-            ));
+            // The task exists (and may be announced): it fails rather than vanishing.
+            let lines = lock(&self.state.tasks).finish(
+                &failed_id,
+                Outcome::Error(
+                    jsonrpc::INTERNAL_ERROR,
+                    "internal error: cannot start the task".into(),
+                ),
+            );
+            for line in lines {
+                (self.state.sink)(line, Outgoing::Answer);
+            }
         }
-        Ok(Some(answer))
+        Ok(answer)
     }
 
     /// `tasks/get`, `tasks/list`, `tasks/cancel`.
