@@ -400,7 +400,10 @@ fn tasks_are_offered_at_2025_11_25_only_and_required_is_listed() {
     let discovered = c.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}}),
     );
-    assert!(discovered["result"]["capabilities"].get("tasks").is_none(), "{discovered}");
+    assert!(
+        discovered["result"]["capabilities"].get("tasks").is_none(),
+        "{discovered}"
+    );
     let listed = c.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}),
     );

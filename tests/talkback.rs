@@ -53,7 +53,9 @@ impl Client {
 }
 
 /// The outcome of a request as the tool's text: the answer, or the error's display.
-fn report(outcome: Result<Value, ClientRequestError>) -> Result<CallToolResult, toolschema::mcp::HandlerError> {
+fn report(
+    outcome: Result<Value, ClientRequestError>,
+) -> Result<CallToolResult, toolschema::mcp::HandlerError> {
     Ok(match outcome {
         Ok(v) => CallToolResult::text(v.to_string()),
         Err(e) => CallToolResult::error(format!("{e:?}")),
@@ -131,7 +133,9 @@ fn call(id: u64, name: &str) -> Value {
 }
 
 fn text(answer: &Value) -> &str {
-    answer["result"]["content"][0]["text"].as_str().unwrap_or_default()
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
 }
 
 #[test]
@@ -145,7 +149,8 @@ fn sampling_round_trip_with_exact_messages() {
             "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}})
     );
     // The client's own request ids live in the other direction: its id 1 is still its call.
-    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"});
+    let answer =
+        json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"});
     let done = c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-1", "result": answer}));
     assert_eq!(done["id"], 1);
     let got: Value = serde_json::from_str(text(&done)).unwrap();
@@ -160,9 +165,15 @@ fn a_client_without_the_capability_is_not_asked() {
     c.init("2025-11-25", json!({}));
     let done = c.ask(&call(1, "sample"));
     assert_eq!(done["id"], 1, "{done}");
-    assert_eq!(text(&done), "MissingCapability { capability: \"sampling\" }");
+    assert_eq!(
+        text(&done),
+        "MissingCapability { capability: \"sampling\" }"
+    );
     let done = c.ask(&call(2, "elicit"));
-    assert_eq!(text(&done), "MissingCapability { capability: \"elicitation\" }");
+    assert_eq!(
+        text(&done),
+        "MissingCapability { capability: \"elicitation\" }"
+    );
     let done = c.ask(&call(3, "roots"));
     assert_eq!(text(&done), "MissingCapability { capability: \"roots\" }");
     // Elicitation does not exist before 2025-06-18.
@@ -208,7 +219,10 @@ fn answers_twice_garbage_and_errors() {
     c.send(&json!({"jsonrpc": "2.0", "id": "toolschema-1", "result": good}));
     let done = c.next();
     assert_eq!(done["id"], 1);
-    assert!(!done["result"]["isError"].as_bool().unwrap_or(false), "{done}");
+    assert!(
+        !done["result"]["isError"].as_bool().unwrap_or(false),
+        "{done}"
+    );
     // The second answer to the same id is ignored.
     c.send(&json!({"jsonrpc": "2.0", "id": "toolschema-1", "result": good}));
     assert!(c.quiet());
@@ -265,7 +279,9 @@ fn cancelling_the_call_ends_the_wait_promptly() {
     c.init("2025-06-18", json!({"elicitation": {}}));
     assert_eq!(c.ask(&call(7, "elicit"))["method"], "elicitation/create");
     let start = Instant::now();
-    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}));
+    c.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}),
+    );
     assert_eq!(
         c.next(),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -322,15 +338,20 @@ fn elicitation_checks_the_form_and_the_answer() {
     );
     // An unknown action.
     c.ask(&call(4, "elicit"));
-    let done = c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-3", "result": {"action": "maybe"}}));
+    let done =
+        c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-3", "result": {"action": "maybe"}}));
     assert!(text(&done).starts_with("InvalidAnswer"), "{done}");
     // Valid: accepted, and declined without content.
     c.ask(&call(5, "elicit"));
     let accepted = json!({"action": "accept", "content": {"name": "Ada", "age": 36}});
     let done = c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-4", "result": accepted}));
-    assert_eq!(serde_json::from_str::<Value>(text(&done)).unwrap(), accepted);
+    assert_eq!(
+        serde_json::from_str::<Value>(text(&done)).unwrap(),
+        accepted
+    );
     c.ask(&call(6, "elicit"));
-    let done = c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-5", "result": {"action": "decline"}}));
+    let done =
+        c.ask(&json!({"jsonrpc": "2.0", "id": "toolschema-5", "result": {"action": "decline"}}));
     assert_eq!(text(&done), "{\"action\":\"decline\"}");
 }
 
@@ -369,7 +390,10 @@ fn multi_round_trip_at_2026_07_28() {
     // No capability: the handler learns it, and no request goes out.
     let done = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "sample", "arguments": {}, "_meta": meta(json!({}))}}));
-    assert_eq!(text(&done), "MissingCapability { capability: \"sampling\" }");
+    assert_eq!(
+        text(&done),
+        "MissingCapability { capability: \"sampling\" }"
+    );
     // Round 1: the call is answered with what it needs; no request is sent.
     let first = c.ask(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "two", "arguments": {}, "_meta": meta(caps.clone())}}));
@@ -379,7 +403,10 @@ fn multi_round_trip_at_2026_07_28() {
         json!({"toolschema-1": {"method": "elicitation/create", "params": {"message": "First?",
             "requestedSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}}})
     );
-    let state = first["result"]["requestState"].as_str().unwrap().to_string();
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(c.quiet());
     // Round 2: the retry carries the answer; the handler runs again and asks the next thing.
     let second = c.ask(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -394,7 +421,10 @@ fn multi_round_trip_at_2026_07_28() {
         second["result"]["inputRequests"]["toolschema-2"]["params"]["messages"][0]["content"]["text"],
         "apple"
     );
-    let state = second["result"]["requestState"].as_str().unwrap().to_string();
+    let state = second["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // Round 3: complete.
     let done = c.ask(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"name": "two", "arguments": {}, "_meta": meta(caps.clone()), "requestState": state,

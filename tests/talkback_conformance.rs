@@ -88,7 +88,11 @@ fn logging_scenario() {
     };
     assert_eq!(
         logs,
-        ["Tool execution started", "Tool processing data", "Tool execution completed"]
+        [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed"
+        ]
     );
     assert!(start.elapsed() >= Duration::from_millis(100));
     assert_eq!(answer["result"]["content"][0]["type"], "text");
@@ -117,15 +121,21 @@ fn progress_scenario() {
 #[test]
 fn sampling_scenario() {
     let mut s = Stdio::start("2025-11-25", json!({"sampling": {}, "elicitation": {}}));
-    let request = s.ask(&call(1, "test_sampling", json!({"prompt": "Test prompt for sampling"})));
+    let request = s.ask(&call(
+        1,
+        "test_sampling",
+        json!({"prompt": "Test prompt for sampling"}),
+    ));
     assert_eq!(request["method"], "sampling/createMessage");
     assert_eq!(
         request["params"],
         json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Test prompt for sampling"}}], "maxTokens": 100})
     );
-    let answer = s.ask(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"role": "assistant",
+    let answer = s.ask(
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"role": "assistant",
         "content": {"type": "text", "text": "This is a test response from the client"},
-        "model": "test-model", "stopReason": "endTurn"}}));
+        "model": "test-model", "stopReason": "endTurn"}}),
+    );
     assert_eq!(
         answer["result"]["content"],
         json!([{"type": "text", "text": "LLM response: This is a test response from the client"}])
@@ -141,12 +151,24 @@ fn sampling_scenario() {
 #[test]
 fn elicitation_scenario() {
     let mut s = Stdio::start("2025-06-18", json!({"sampling": {}, "elicitation": {}}));
-    let request = s.ask(&call(1, "test_elicitation", json!({"message": "Please provide your information"})));
+    let request = s.ask(&call(
+        1,
+        "test_elicitation",
+        json!({"message": "Please provide your information"}),
+    ));
     assert_eq!(request["method"], "elicitation/create");
-    assert_eq!(request["params"]["message"], "Please provide your information");
-    assert_eq!(request["params"]["requestedSchema"]["required"], json!(["username", "email"]));
-    let answer = s.ask(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
-        "content": {"username": "testuser", "email": "test@example.com"}}}));
+    assert_eq!(
+        request["params"]["message"],
+        "Please provide your information"
+    );
+    assert_eq!(
+        request["params"]["requestedSchema"]["required"],
+        json!(["username", "email"])
+    );
+    let answer = s.ask(
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
+        "content": {"username": "testuser", "email": "test@example.com"}}}),
+    );
     assert_eq!(
         answer["result"]["content"][0]["text"],
         "User response: action=accept, content={\"email\":\"test@example.com\",\"username\":\"testuser\"}"
@@ -159,16 +181,34 @@ fn sep1034_defaults_scenario() {
     let mut s = Stdio::start("2025-11-25", json!({"sampling": {}, "elicitation": {}}));
     let request = s.ask(&call(1, "test_elicitation_sep1034_defaults", json!({})));
     let p = &request["params"]["requestedSchema"]["properties"];
-    assert_eq!((&p["name"]["type"], &p["name"]["default"]), (&json!("string"), &json!("John Doe")));
-    assert_eq!((&p["age"]["type"], &p["age"]["default"]), (&json!("integer"), &json!(30)));
-    assert_eq!((&p["score"]["type"], &p["score"]["default"]), (&json!("number"), &json!(95.5)));
-    assert_eq!(p["status"]["enum"], json!(["active", "inactive", "pending"]));
+    assert_eq!(
+        (&p["name"]["type"], &p["name"]["default"]),
+        (&json!("string"), &json!("John Doe"))
+    );
+    assert_eq!(
+        (&p["age"]["type"], &p["age"]["default"]),
+        (&json!("integer"), &json!(30))
+    );
+    assert_eq!(
+        (&p["score"]["type"], &p["score"]["default"]),
+        (&json!("number"), &json!(95.5))
+    );
+    assert_eq!(
+        p["status"]["enum"],
+        json!(["active", "inactive", "pending"])
+    );
     assert_eq!(p["status"]["default"], "active");
-    assert_eq!((&p["verified"]["type"], &p["verified"]["default"]), (&json!("boolean"), &json!(true)));
+    assert_eq!(
+        (&p["verified"]["type"], &p["verified"]["default"]),
+        (&json!("boolean"), &json!(true))
+    );
     let answer = s.ask(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
         "content": {"name": "Jane Smith", "age": 25, "score": 88, "status": "inactive", "verified": false}}}));
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Elicitation completed: action=accept, content="), "{text}");
+    assert!(
+        text.starts_with("Elicitation completed: action=accept, content="),
+        "{text}"
+    );
     s.close();
 }
 
@@ -178,19 +218,38 @@ fn sep1330_enums_scenario() {
     let request = s.ask(&call(1, "test_elicitation_sep1330_enums", json!({})));
     let p = &request["params"]["requestedSchema"]["properties"];
     assert!(p["untitledSingle"]["enum"].is_array() && p["untitledSingle"].get("oneOf").is_none());
-    assert!(p["titledSingle"]["oneOf"].as_array().unwrap().iter().all(|o| o["const"].is_string() && o["title"].is_string()));
+    assert!(
+        p["titledSingle"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["const"].is_string() && o["title"].is_string())
+    );
     assert_eq!(p["legacyEnum"]["enumNames"].as_array().unwrap().len(), 3);
-    assert_eq!(p["untitledMulti"]["items"]["enum"], json!(["option1", "option2", "option3"]));
-    assert_eq!(p["titledMulti"]["items"]["anyOf"].as_array().unwrap().len(), 3);
-    let answer = s.ask(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
+    assert_eq!(
+        p["untitledMulti"]["items"]["enum"],
+        json!(["option1", "option2", "option3"])
+    );
+    assert_eq!(
+        p["titledMulti"]["items"]["anyOf"].as_array().unwrap().len(),
+        3
+    );
+    let answer = s.ask(
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
         "content": {"untitledSingle": "option1", "titledSingle": "value1", "legacyEnum": "opt1",
-            "untitledMulti": ["option1", "option2"], "titledMulti": ["value1", "value2"]}}}));
+            "untitledMulti": ["option1", "option2"], "titledMulti": ["value1", "value2"]}}}),
+    );
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("Elicitation completed: action=accept"), "{text}");
+    assert!(
+        text.starts_with("Elicitation completed: action=accept"),
+        "{text}"
+    );
     // A choice outside the form is refused, without echoing it.
     let request = s.ask(&call(2, "test_elicitation_sep1330_enums", json!({})));
-    let answer = s.ask(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
-        "content": {"titledMulti": ["SECRET"]}}}));
+    let answer = s.ask(
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept",
+        "content": {"titledMulti": ["SECRET"]}}}),
+    );
     assert_eq!(answer["result"]["isError"], true);
     assert!(!answer.to_string().contains("SECRET"));
     s.close();

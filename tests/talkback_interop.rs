@@ -79,14 +79,26 @@ fn typescript_sdk_runs_the_corpus_task_tool_as_a_task() {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("the npm packages of tests/proxy are missing: `bash .ci/run` installs them");
         }
-        eprintln!("\n!!!!! SKIPPED: the npm packages of tests/proxy are missing; run `bash .ci/run` !!!!!\n");
+        eprintln!(
+            "\n!!!!! SKIPPED: the npm packages of tests/proxy are missing; run `bash .ci/run` !!!!!\n"
+        );
         return;
     }
-    let tool = root().join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
-    assert!(tool.is_file(), "the corpus is missing at {}", tool.display());
+    let tool =
+        root().join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
+    assert!(
+        tool.is_file(),
+        "the corpus is missing at {}",
+        tool.display()
+    );
     let out = Command::new("node")
         .current_dir(&dir)
-        .args(["task_client.mjs", "simulate-research-query", r#"{"topic":"rust"}"#, "--"])
+        .args([
+            "task_client.mjs",
+            "simulate-research-query",
+            r#"{"topic":"rust"}"#,
+            "--",
+        ])
         .arg(env!("CARGO_BIN_EXE_toolschema"))
         .arg("serve")
         .arg("--tools")
@@ -99,12 +111,16 @@ fn typescript_sdk_runs_the_corpus_task_tool_as_a_task() {
         "{stdout}\n--- stderr ---\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let report: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     assert_eq!(
         report["capability"],
         serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
     );
-    assert_eq!(report["execution"], serde_json::json!({"taskSupport": "required"}));
+    assert_eq!(
+        report["execution"],
+        serde_json::json!({"taskSupport": "required"})
+    );
     let messages: Vec<&str> = report["messages"]
         .as_array()
         .unwrap()

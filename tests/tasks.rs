@@ -131,7 +131,10 @@ fn a_task_runs_in_the_background_and_its_result_waits() {
     assert_eq!(task["status"], "working");
     assert_eq!(task["ttl"], 60000);
     assert_eq!(task["pollInterval"], 100);
-    assert!(is_timestamp(&task["createdAt"]) && is_timestamp(&task["lastUpdatedAt"]), "{task}");
+    assert!(
+        is_timestamp(&task["createdAt"]) && is_timestamp(&task["lastUpdatedAt"]),
+        "{task}"
+    );
     let got = c.ask(&rpc(2, "tasks/get", json!({"taskId": id})));
     assert_eq!(got["result"]["status"], "working");
     assert_eq!(got["result"]["taskId"], id.as_str());
@@ -139,7 +142,7 @@ fn a_task_runs_in_the_background_and_its_result_waits() {
     c.send(&rpc(3, "tasks/result", json!({"taskId": id})));
     assert!(c.quiet());
     gate.open();
-    let mut seen = vec![c.next(), c.next()];
+    let mut seen = [c.next(), c.next()];
     seen.sort_by_key(|m| m.get("id").is_some());
     let (status, result) = (&seen[0], &seen[1]);
     assert_eq!(status["method"], "notifications/tasks/status");
@@ -161,7 +164,8 @@ fn a_task_runs_in_the_background_and_its_result_waits() {
 #[test]
 fn task_support_is_enforced_as_the_spec_says() {
     let c = Client::new(&builder(&Gate::default()).build().unwrap());
-    let plain_call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}});
+    let plain_call =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}});
     assert_eq!(
         c.ask(&plain_call),
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message":
@@ -177,12 +181,22 @@ fn task_support_is_enforced_as_the_spec_says() {
         "params": {"name": "quick", "arguments": {"n": 1}}}));
     assert_eq!(direct["result"]["content"][0]["text"], "n=1");
     let created = c.ask(&task_call(4, "quick", json!({"n": 2}), json!({})));
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let result = c.ask(&rpc(5, "tasks/result", json!({"taskId": id})));
-    let result = if result.get("method").is_some() { c.next() } else { result };
+    let result = if result.get("method").is_some() {
+        c.next()
+    } else {
+        result
+    };
     assert_eq!(result["result"]["content"][0]["text"], "n=2", "{result}");
     // Malformed task params.
-    assert_eq!(c.ask(&task_call(6, "quick", json!({"n": 2}), json!(5)))["error"]["code"], -32602);
+    assert_eq!(
+        c.ask(&task_call(6, "quick", json!({"n": 2}), json!(5)))["error"]["code"],
+        -32602
+    );
     assert_eq!(
         c.ask(&task_call(7, "quick", json!({"n": 2}), json!({"ttl": -1})))["error"]["code"],
         -32602
@@ -195,18 +209,27 @@ fn failures_unknown_ids_and_cancellation() {
     let c = Client::new(&builder(&gate).build().unwrap());
     // A result with isError makes the task `failed`; invalid arguments too.
     let created = c.ask(&task_call(1, "failing", json!({}), json!({})));
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let status = c.next();
     assert_eq!(status["params"]["status"], "failed", "{status}");
     let result = c.ask(&rpc(2, "tasks/result", json!({"taskId": id})));
     assert_eq!(result["result"]["isError"], true);
     let created = c.ask(&task_call(3, "quick", json!({"n": "x"}), json!({})));
     assert_eq!(c.next()["params"]["status"], "failed");
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let result = c.ask(&rpc(4, "tasks/result", json!({"taskId": id})));
     assert_eq!(result["result"]["isError"], true, "{result}");
     // Unknown tasks: -32602 for get, result and cancel.
-    for (i, m) in ["tasks/get", "tasks/result", "tasks/cancel"].iter().enumerate() {
+    for (i, m) in ["tasks/get", "tasks/result", "tasks/cancel"]
+        .iter()
+        .enumerate()
+    {
         let answer = c.ask(&rpc(10 + i as u64, m, json!({"taskId": "nope"})));
         assert_eq!(
             answer,
@@ -217,7 +240,10 @@ fn failures_unknown_ids_and_cancellation() {
     // Cancelling a running task: cancelled before the answer, the handler is told, the
     // waiting tasks/result ends; a second cancel is refused.
     let created = c.ask(&task_call(20, "slow", json!({}), json!({})));
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     c.send(&rpc(21, "tasks/result", json!({"taskId": id})));
     assert!(c.quiet());
     c.send(&rpc(22, "tasks/cancel", json!({"taskId": id})));
@@ -228,7 +254,10 @@ fn failures_unknown_ids_and_cancellation() {
     assert_eq!(seen[1]["error"]["code"], -32603);
     assert_eq!(seen[2]["id"], 22);
     assert_eq!(seen[2]["result"]["status"], "cancelled");
-    assert_eq!(seen[2]["result"]["statusMessage"], "The task was cancelled by request.");
+    assert_eq!(
+        seen[2]["result"]["statusMessage"],
+        "The task was cancelled by request."
+    );
     let again = c.ask(&rpc(23, "tasks/cancel", json!({"taskId": id})));
     assert_eq!(again["error"]["code"], -32602);
     // It stays cancelled, though the handler returns.
@@ -245,7 +274,12 @@ fn the_list_is_paginated() {
     let mut ids = Vec::new();
     for i in 0..5 {
         let created = c.ask(&task_call(i, "quick", json!({"n": i}), json!({})));
-        ids.push(created["result"]["task"]["taskId"].as_str().unwrap().to_string());
+        ids.push(
+            created["result"]["task"]["taskId"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
         assert_eq!(c.next()["method"], "notifications/tasks/status");
     }
     let mut listed = Vec::new();
@@ -282,7 +316,10 @@ fn the_table_is_bounded_and_finished_tasks_expire() {
     let created = c.ask(&task_call(1, "slow", json!({}), json!({"ttl": 999999999})));
     // A longer ttl than the server keeps is cut to its own.
     assert_eq!(created["result"]["task"]["ttl"], 200);
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let busy = c.ask(&task_call(2, "quick", json!({"n": 1}), json!({})));
     assert_eq!(
         busy,
@@ -295,18 +332,30 @@ fn the_table_is_bounded_and_finished_tasks_expire() {
     assert_eq!(created["result"]["task"]["status"], "working");
     assert_eq!(c.next()["params"]["status"], "completed");
     // The first task was evicted for it; the second expires after its ttl.
-    assert_eq!(c.ask(&rpc(4, "tasks/get", json!({"taskId": id})))["error"]["code"], -32602);
-    let second = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        c.ask(&rpc(4, "tasks/get", json!({"taskId": id})))["error"]["code"],
+        -32602
+    );
+    let second = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(c.ask(&rpc(5, "tasks/get", json!({"taskId": second})))["error"]["code"], -32602);
+    assert_eq!(
+        c.ask(&rpc(5, "tasks/get", json!({"taskId": second})))["error"]["code"],
+        -32602
+    );
 }
 
 #[test]
 fn a_task_that_asks_the_client_is_input_required_meanwhile() {
     let c = Client::new(&builder(&Gate::default()).build().unwrap());
     let created = c.ask(&task_call(1, "asks", json!({}), json!({})));
-    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
-    let mut seen = vec![c.next(), c.next()];
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut seen = [c.next(), c.next()];
     seen.sort_by_key(|m| m.get("id").is_some());
     assert_eq!(seen[0]["method"], "notifications/tasks/status");
     assert_eq!(seen[0]["params"]["status"], "input_required");
@@ -338,7 +387,9 @@ fn no_tasks_before_2025_11_25_or_without_task_tools() {
     let conn = server.connect(move |line| {
         let _ = tx.lock().unwrap().send(line);
     });
-    let next = || -> Value { serde_json::from_str(&rx.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap() };
+    let next = || -> Value {
+        serde_json::from_str(&rx.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap()
+    };
     conn.handle(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}).to_string());
     assert!(next()["result"]["capabilities"].get("tasks").is_none());
@@ -359,5 +410,8 @@ fn no_tasks_before_2025_11_25_or_without_task_tools() {
     };
     let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
-    assert!(init["result"]["capabilities"].get("tasks").is_none(), "{init}");
+    assert!(
+        init["result"]["capabilities"].get("tasks").is_none(),
+        "{init}"
+    );
 }

@@ -228,7 +228,11 @@ impl CallContext {
     ///     .build()?;
     /// # Ok::<(), toolschema::mcp::ToolError>(())
     /// ```
-    pub fn create_message(&self, params: Value, timeout: Duration) -> Result<Value, ClientRequestError> {
+    pub fn create_message(
+        &self,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientRequestError> {
         let answer = self.request("sampling/createMessage", params, timeout)?;
         check_sampling_answer(&answer)?;
         Ok(answer)
@@ -278,7 +282,12 @@ impl CallContext {
     /// let roots = ctx.request("ping", serde_json::json!({}), Duration::from_secs(1));
     /// assert_eq!(roots, Err(ClientRequestError::ConnectionClosed));
     /// ```
-    pub fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientRequestError> {
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientRequestError> {
         if self.is_cancelled() {
             return Err(ClientRequestError::Cancelled);
         }
@@ -359,7 +368,9 @@ impl CallContext {
                     break Err(ClientRequestError::Rejected { code, message });
                 }
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break Err(ClientRequestError::ConnectionClosed),
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Err(ClientRequestError::ConnectionClosed);
+                }
             }
         };
         if let Some(task) = &talk.task {

@@ -177,10 +177,12 @@ impl ServerBuilder {
                 return Err(ToolError::duplicate(t.name()));
             }
         }
-        let offers_tasks = self
-            .tools
-            .iter()
-            .any(|t| matches!(t.task_support(), TaskSupport::Optional | TaskSupport::Required));
+        let offers_tasks = self.tools.iter().any(|t| {
+            matches!(
+                t.task_support(),
+                TaskSupport::Optional | TaskSupport::Required
+            )
+        });
         Ok(Server {
             inner: Arc::new(ServerInner {
                 name: self.name,
@@ -1689,7 +1691,10 @@ impl Connection {
                         (Some(r), _) => Outcome::Result(r),
                         (None, Some(e)) => Outcome::Error(
                             e["code"].as_i64().unwrap_or(jsonrpc::INTERNAL_ERROR),
-                            e["message"].as_str().unwrap_or("internal error").to_string(),
+                            e["message"]
+                                .as_str()
+                                .unwrap_or("internal error")
+                                .to_string(),
                         ),
                         _ => Outcome::Error(jsonrpc::INTERNAL_ERROR, "internal error".into()),
                     },

@@ -402,7 +402,9 @@ pub(crate) fn check_elicit_answer(
                 Ok(())
             } else {
                 Err(ClientRequestError::InvalidAnswer(problems(
-                    form, &content, "content: ",
+                    form,
+                    &content,
+                    "content: ",
                 )))
             }
         }

@@ -117,7 +117,10 @@ impl TaskTable {
     }
 
     /// Creates a task in `working`; `None` when the table is full of live tasks.
-    pub(crate) fn create(&mut self, ttl_ms: Option<u64>) -> Option<(String, Arc<AtomicBool>, Value)> {
+    pub(crate) fn create(
+        &mut self,
+        ttl_ms: Option<u64>,
+    ) -> Option<(String, Arc<AtomicBool>, Value)> {
         self.sweep();
         if self.tasks.len() >= self.limits.max_tasks {
             // Make room from the oldest finished task, if any.

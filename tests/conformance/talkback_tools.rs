@@ -39,7 +39,9 @@ pub fn tool_with_logging() -> Tool {
             ctx.log(LogLevel::Info, "Tool processing data");
             std::thread::sleep(Duration::from_millis(50));
             ctx.log(LogLevel::Info, "Tool execution completed");
-            Ok(CallToolResult::text("Tool with logging executed successfully"))
+            Ok(CallToolResult::text(
+                "Tool with logging executed successfully",
+            ))
         })
         .build()
         .expect("a valid fixture")
@@ -56,7 +58,9 @@ pub fn tool_with_progress() -> Tool {
             ctx.progress(50.0, Some(100.0), None);
             std::thread::sleep(Duration::from_millis(50));
             ctx.progress(100.0, Some(100.0), None);
-            Ok(CallToolResult::text("Tool with progress executed successfully"))
+            Ok(CallToolResult::text(
+                "Tool with progress executed successfully",
+            ))
         })
         .build()
         .expect("a valid fixture")
@@ -96,7 +100,10 @@ pub fn sampling() -> Tool {
         .expect("a valid fixture")
 }
 
-fn elicited(prefix: &str, asked: Result<Value, toolschema::mcp::ClientRequestError>) -> CallToolResult {
+fn elicited(
+    prefix: &str,
+    asked: Result<Value, toolschema::mcp::ClientRequestError>,
+) -> CallToolResult {
     match asked {
         Ok(answer) => {
             let action = answer["action"].as_str().unwrap_or_default();
