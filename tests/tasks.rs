@@ -101,8 +101,17 @@ fn builder(gate: &Gate) -> ServerBuilder {
         })
         .build()
         .unwrap();
+    let chatty = Tool::builder("chatty")
+        .task_support(TaskSupport::Optional)
+        .handler(|_, ctx| {
+            ctx.log(toolschema::mcp::LogLevel::Info, "working on it");
+            ctx.progress(1.0, None, None);
+            Ok(CallToolResult::text("said"))
+        })
+        .build()
+        .unwrap();
     Server::builder("tasks", "1")
-        .tools([slow, quick, plain, failing, asks])
+        .tools([slow, quick, plain, failing, asks, chatty])
         .task_poll_interval(Duration::from_millis(100))
 }
 
@@ -414,4 +423,30 @@ fn no_tasks_before_2025_11_25_or_without_task_tools() {
         init["result"]["capabilities"].get("tasks").is_none(),
         "{init}"
     );
+}
+
+#[test]
+fn notifications_from_a_task_name_it() {
+    let c = Client::new(&builder(&Gate::default()).build().unwrap());
+    let created = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "chatty", "task": {}, "_meta": {"progressToken": "p"}}}));
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let related = json!({"io.modelcontextprotocol/related-task": {"taskId": id}});
+    assert_eq!(
+        c.next(),
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params":
+            {"level": "info", "logger": "chatty", "data": "working on it", "_meta": related}})
+    );
+    assert_eq!(
+        c.next(),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params":
+            {"progressToken": "p", "progress": 1.0, "_meta": related}})
+    );
+    let status = c.next();
+    assert_eq!(status["params"]["status"], "completed");
+    // The status notification carries the task itself, not the related-task `_meta`.
+    assert!(status["params"].get("_meta").is_none(), "{status}");
 }

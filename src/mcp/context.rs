@@ -182,6 +182,7 @@ impl CallContext {
                 obj.insert("message".into(), Value::from(m));
             }
         }
+        self.tie_to_task(&mut params);
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
                 .to_string(),
@@ -195,12 +196,26 @@ impl CallContext {
         if self.log_level.is_none_or(|min| level < min) {
             return;
         }
-        let params = json!({"level": level.as_str(), "logger": self.tool, "data": message});
+        let mut params = json!({"level": level.as_str(), "logger": self.tool, "data": message});
+        self.tie_to_task(&mut params);
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
                 .to_string(),
             Outgoing::Notification,
         );
+    }
+
+    /// In a task, every message about it carries the related-task `_meta` (2025-11-25).
+    fn tie_to_task(&self, params: &mut Value) {
+        let Some(task) = self.talk.as_ref().and_then(|t| t.task.as_ref()) else {
+            return;
+        };
+        if let Some(obj) = params.as_object_mut() {
+            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(META_RELATED_TASK.into(), json!({"taskId": task.id}));
+            }
+        }
     }
 
     /// Asks the client to sample an LLM (`sampling/createMessage`, `CreateMessageRequest`
@@ -319,12 +334,7 @@ impl CallContext {
             return Err(ClientRequestError::InputRequired);
         }
         let mut params = params;
-        if let (Some(task), Some(obj)) = (&talk.task, params.as_object_mut()) {
-            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(META_RELATED_TASK.into(), json!({"taskId": task.id}));
-            }
-        }
+        self.tie_to_task(&mut params);
         let Some((key, rx)) = talk.outstanding.open() else {
             return Err(ClientRequestError::ConnectionClosed);
         };

@@ -72,7 +72,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Tools per `tools/list` page (default 100; at least 1).
+    /// Tools per `tools/list` page, and tasks per `tasks/list` page (default 100; at
+    /// least 1).
     pub fn page_size(mut self, n: usize) -> ServerBuilder {
         self.page_size = n.max(1);
         self
