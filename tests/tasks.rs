@@ -453,3 +453,74 @@ fn notifications_from_a_task_name_it() {
     // The status notification carries the task itself, not the related-task `_meta`.
     assert!(status["params"].get("_meta").is_none(), "{status}");
 }
+
+/// The mock (`toolschema serve --tools`) over stdio: the corpus tool
+/// `simulate-research-query` (taskSupport `required`) is listed as such and served as a task.
+#[test]
+fn the_mock_serves_the_corpus_task_tool_as_a_task() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
+    assert!(
+        tool.is_file(),
+        "the corpus is missing at {}",
+        tool.display()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolschema"))
+        .arg("serve")
+        .arg("--tools")
+        .arg(&tool)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |message: Value| -> Value {
+        writeln!(stdin, "{message}").unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = ask(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
+    assert_eq!(
+        init["result"]["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    let listed = ask(rpc(1, "tools/list", json!({})));
+    assert_eq!(
+        listed["result"]["tools"][0]["execution"],
+        json!({"taskSupport": "required"})
+    );
+    let plain = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "simulate-research-query", "arguments": {"topic": "t"}}}));
+    assert_eq!(plain["error"]["code"], -32601);
+    let created = ask(task_call(
+        3,
+        "simulate-research-query",
+        json!({"topic": "t"}),
+        json!({"ttl": 1000}),
+    ));
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut answer = ask(rpc(4, "tasks/result", json!({"taskId": id})));
+    while answer.get("id").is_none() {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        answer = serde_json::from_str(&line).unwrap();
+    }
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 4, "result": {
+            "content": [{"type": "text", "text": "tool simulate-research-query was called"}],
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}}})
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
