@@ -18,7 +18,9 @@ use toolschema::mcp::{CallToolResult, Server, TaskSupport, Tool};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let research = Tool::builder("research")
         .description("Researches a topic in the background (run it as a task)")
-        .input_schema(serde_json::json!({"properties": {"topic": {"type": "string"}}, "required": ["topic"]}))
+        .input_schema(
+            serde_json::json!({"properties": {"topic": {"type": "string"}}, "required": ["topic"]}),
+        )
         .task_support(TaskSupport::Required)
         .handler(|args, ctx| {
             for step in 1..=3 {
@@ -28,7 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ctx.progress(f64::from(step), Some(3.0), Some("researching"));
                 std::thread::sleep(Duration::from_millis(50));
             }
-            Ok(CallToolResult::text(format!("findings on {}", args["topic"])))
+            Ok(CallToolResult::text(format!(
+                "findings on {}",
+                args["topic"]
+            )))
         })
         .build()?;
     let server = Server::builder("talkback-example", "1.0")
