@@ -733,3 +733,246 @@ fn progress_and_cancellation_cross_the_proxy() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+// ---- the scripted server: oversized lines, interleaved listings, server requests ----
+
+/// A proxy in front of tests/proxy/scripted_server.py, driven line by line; every read
+/// times out rather than hang the test.
+struct Scripted {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// What the server received, one JSON line per message.
+    log: PathBuf,
+    audit: PathBuf,
+    stderr: PathBuf,
+}
+
+impl Scripted {
+    fn start(name: &str, args: &[&str]) -> Scripted {
+        use std::io::BufRead;
+        let work = temp_dir(name);
+        let (log, audit, stderr) = (
+            work.join("server.jsonl"),
+            work.join("audit.jsonl"),
+            work.join("stderr.txt"),
+        );
+        let mut child = Command::new(BIN)
+            .arg("proxy")
+            .arg("--log")
+            .arg(&audit)
+            .args(args)
+            .arg("--")
+            .arg("python3")
+            .arg(root().join("tests/proxy/scripted_server.py"))
+            .arg(&log)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut s = Scripted {
+            child,
+            stdin,
+            lines,
+            log,
+            audit,
+            stderr,
+        };
+        s.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        assert_eq!(s.next()["id"], "init");
+        s
+    }
+
+    fn send(&mut self, m: &Value) {
+        self.send_raw(&m.to_string());
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no message within 20 s; stderr: {}", self.stderr()));
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line:.200}"))
+    }
+
+    /// The next message with that id (skipping notifications and server requests).
+    fn answer(&mut self, id: Value) -> Value {
+        loop {
+            let m = self.next();
+            if m["id"] == id && m.get("method").is_none() {
+                return m;
+            }
+        }
+    }
+
+    fn server_saw(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    fn audit(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.audit)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+fn call_msg(id: impl Into<Value>, name: &str, args: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.into(), "method": "tools/call",
+        "params": {"name": name, "arguments": args}})
+}
+
+/// A server answer over the limit is dropped, and the request it answered gets an answer
+/// in its place under its id (found at the end of the line, where the TypeScript SDK puts
+/// it): an `isError` result for a call, `-32603` for anything else. An oversized request
+/// from the server is answered to the server; an oversized notification only reported.
+#[test]
+fn oversized_server_lines_are_answered_under_their_id() {
+    let limit = 100_000;
+    let mut s = Scripted::start(
+        "oversized-server",
+        &["--max-server-message-bytes", &limit.to_string()],
+    );
+    s.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    s.answer(json!(1));
+    // Just under the limit passes; over it, the call fails under its own id.
+    s.send(&call_msg(2, "huge", json!({"bytes": limit - 200})));
+    let fits = s.answer(json!(2));
+    assert_eq!(
+        fits["result"]["content"][0]["text"].as_str().map(str::len),
+        Some(limit - 200)
+    );
+    s.send(&call_msg("big", "huge", json!({"bytes": 5 * limit})));
+    let failed = s.answer(json!("big"));
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    let text = failed["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("huge") && text.contains(&limit.to_string()),
+        "{text}"
+    );
+    s.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "test/huge", "params": {"bytes": 3 * limit}}),
+    );
+    assert_eq!(s.answer(json!(3))["error"]["code"], -32603);
+    // The server's own oversized request is refused to the server (it says what it got
+    // back); its oversized notification never reaches the client.
+    s.send(&call_msg(4, "shout", json!({"bytes": 2 * limit})));
+    let shout = s.answer(json!(4));
+    let got: Value =
+        serde_json::from_str(shout["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(got["big"]["error"], -32600, "{shout}");
+    s.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}));
+    assert_eq!(s.answer(json!(5))["result"], json!({}));
+    let saw = s.server_saw();
+    assert!(
+        saw.iter()
+            .any(|m| m["id"] == "big-4" && m["error"] == -32600),
+        "{saw:?}"
+    );
+    let status = s.stderr();
+    let audit = s.audit();
+    assert!(s.finish().success());
+    assert!(status.contains("no id found to answer"), "{status}");
+    assert!(
+        status.contains("answered in its place for id \"big\""),
+        "{status}"
+    );
+    let oversized: Vec<&Value> = audit.iter().filter(|r| r["event"] == "oversized").collect();
+    assert_eq!(oversized.len(), 4, "{audit:?}");
+    assert_eq!(oversized[0]["tool"], "huge");
+    assert!(
+        oversized
+            .iter()
+            .all(|r| r["from"] == "server" && r["limit"] == limit)
+    );
+    assert!(!audit.iter().any(|r| r.to_string().contains("xxxx")));
+}
+
+/// A client line over the limit is answered as `serve` answers one (`-32600`), under its id
+/// when the line has one; an oversized answer to a server's request is answered to the
+/// server in its place. Nothing of either reaches the server.
+#[test]
+fn oversized_client_lines_are_answered_under_their_id() {
+    let limit = 50_000;
+    let mut s = Scripted::start(
+        "oversized-client",
+        &["--max-message-bytes", &limit.to_string()],
+    );
+    let pad = "p".repeat(2 * limit);
+    s.send_raw(&format!(
+        r#"{{"jsonrpc": "2.0", "method": "tools/call", "params": {{"name": "t0", "arguments": {{"n": 1, "pad": "{pad}"}}}}, "id": 7}}"#
+    ));
+    let refused = s.answer(json!(7));
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    s.send_raw(&format!(
+        r#"{{"jsonrpc": "2.0", "method": "notifications/x", "params": {{"pad": "{pad}"}}}}"#
+    ));
+    assert_eq!(
+        s.next(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+        "message": format!("message too large: the limit is {limit} bytes")}})
+    );
+    // The server asks the client; the client's huge answer becomes an error for the server.
+    s.send(&call_msg(8, "ask", json!({})));
+    for _ in 0..5 {
+        let m = s.next();
+        match m["method"].as_str() {
+            Some("sampling/createMessage") => s.send_raw(&format!(
+                r#"{{"jsonrpc": "2.0", "result": {{"role": "assistant", "content": {{"type": "text", "text": "{pad}"}}}}, "id": {}}}"#,
+                m["id"]
+            )),
+            Some("elicitation/create") => s.send(
+                &json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "decline"}}),
+            ),
+            _ => {}
+        }
+    }
+    let asked = s.answer(json!(8));
+    let got: Value =
+        serde_json::from_str(asked["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(got["sampling/createMessage"]["error"], -32603, "{asked}");
+    assert_eq!(got["elicitation/create"]["action"], "decline", "{asked}");
+    let saw = s.server_saw();
+    assert!(
+        !saw.iter()
+            .any(|m| m["id"] == 7 || m["method"] == "notifications/x"),
+        "{saw:?}"
+    );
+    let audit = s.audit();
+    assert!(s.finish().success());
+    let from_client = audit.iter().filter(|r| r["from"] == "client").count();
+    assert_eq!(from_client, 3, "{audit:?}");
+}
