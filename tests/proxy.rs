@@ -976,3 +976,209 @@ fn oversized_client_lines_are_answered_under_their_id() {
     let from_client = audit.iter().filter(|r| r["from"] == "client").count();
     assert_eq!(from_client, 3, "{audit:?}");
 }
+
+fn numbered(range: std::ops::Range<usize>) -> Value {
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    Value::Array(range.map(|i| tool(&format!("t{i}"), schema.clone())).collect())
+}
+
+fn page_answer(id: &Value, tools: Value, next: Option<&str>) -> Value {
+    let mut result = json!({"tools": tools});
+    if let Some(n) = next {
+        result["nextCursor"] = json!(n);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn list_request(id: i64, cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(c) => json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"cursor": c}}),
+        None => json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+    }
+}
+
+/// The one own `tools/list` request in `actions`, with its cursor.
+fn own_list(actions: &[Action]) -> (Value, Option<String>) {
+    let reqs = sent(actions, Peer::Server);
+    let req = reqs
+        .iter()
+        .find(|m| m["method"] == "tools/list")
+        .unwrap_or_else(|| panic!("no own listing in {actions:?}"));
+    let cursor = req["params"]["cursor"].as_str().map(str::to_string);
+    (req["id"].clone(), cursor)
+}
+
+fn refused(actions: &[Action]) -> bool {
+    actions.iter().any(|a| matches!(a, Action::Report(Event::RefusedCall(_))))
+}
+
+/// The client's pagination and the proxy's own (started by a call for an unseen tool)
+/// interleave page by page; each keeps its own pages, the client's pages pass as they
+/// came, and the tools known afterwards are the whole list (a mixed accumulator once left
+/// only the last pages known, and calls for the first tools went through unchecked).
+#[test]
+fn interleaved_listings_keep_their_own_pages() {
+    let mut c = initialized("2025-11-25");
+    let pages = [(None, 0..2, Some("2")), (Some("2"), 2..4, Some("4")), (Some("4"), 4..6, None)];
+    // Client page 1.
+    c.from_client(&list_request(1, None));
+    let first = page_answer(&json!(1), numbered(0..2), Some("2"));
+    assert_eq!(c.from_server(&first), [Action::Forward]);
+    // A call for a tool not listed yet: held, the proxy lists on its own.
+    let held = c.from_client(&call_msg(50, "t5", json!({"n": "five"})));
+    assert!(sent(&held, Peer::Client).is_empty());
+    let (mut own_id, mut own_cursor) = own_list(&held);
+    assert_eq!(own_cursor, None);
+    let mut client_page = 1;
+    let mut own_done = None;
+    while client_page < pages.len() || own_done.is_none() {
+        if own_done.is_none() {
+            let (_, range, next) = pages
+                .iter()
+                .find(|p| p.0.map(str::to_string) == own_cursor)
+                .cloned()
+                .unwrap();
+            let actions = c.from_server(&page_answer(&own_id, numbered(range), next));
+            assert!(
+                !actions.iter().any(|a| matches!(a, Action::Forward))
+                    && sent(&actions, Peer::Client).iter().all(|m| m["result"]["tools"].is_null()),
+                "the own listing reached the client: {actions:?}"
+            );
+            if next.is_some() {
+                (own_id, own_cursor) = own_list(&actions);
+            } else {
+                own_done = Some(actions);
+            }
+        }
+        if client_page < pages.len() {
+            let (cursor, range, next) = pages[client_page].clone();
+            let id = 10 + client_page as i64;
+            assert_eq!(c.from_client(&list_request(id, cursor)), [Action::Forward]);
+            let page = page_answer(&json!(id), numbered(range), next);
+            assert_eq!(c.from_server(&page), [Action::Forward]);
+            client_page += 1;
+        }
+    }
+    // The held call was checked against the listing: refused, never forwarded.
+    let released = own_done.unwrap();
+    assert!(refused(&released), "{released:?}");
+    assert!(sent(&released, Peer::Server).is_empty(), "{released:?}");
+    // Every tool is known, from the first page to the last.
+    for i in 0..6 {
+        let actions = call(&mut c, 100 + i, &format!("t{i}"), json!({"n": "x"}));
+        assert!(refused(&actions), "t{i}: {actions:?}");
+    }
+}
+
+/// Two client paginations at once, over the same cursors, and one abandoned half-way:
+/// each complete one is a whole listing.
+#[test]
+fn concurrent_client_paginations_do_not_mix() {
+    let mut c = initialized("2025-11-25");
+    c.from_client(&list_request(1, None));
+    c.from_client(&list_request(2, None));
+    c.from_server(&page_answer(&json!(1), numbered(0..2), Some("2")));
+    c.from_server(&page_answer(&json!(2), numbered(0..2), Some("2")));
+    c.from_client(&list_request(3, Some("2")));
+    c.from_server(&page_answer(&json!(3), numbered(2..4), None));
+    for i in 0..4 {
+        assert!(refused(&call(&mut c, 100 + i, &format!("t{i}"), json!({}))), "t{i}");
+    }
+}
+
+/// `list_changed` in the middle of a pagination: pages from before and after the change
+/// are not a snapshot. The client's pages still pass; the proxy does not take them for
+/// the list, and its own listing, caught by a change too, starts again.
+#[test]
+fn a_list_change_mid_pagination_is_not_taken_for_a_snapshot() {
+    let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+    let mut c = initialized("2025-11-25");
+    c.from_client(&list_request(1, None));
+    c.from_server(&page_answer(&json!(1), numbered(0..2), Some("2")));
+    assert_eq!(c.from_server(&changed), [Action::Forward]);
+    c.from_client(&list_request(2, Some("2")));
+    assert_eq!(
+        c.from_server(&page_answer(&json!(2), numbered(2..4), None)),
+        [Action::Forward]
+    );
+    // Not taken: a call for t0 makes the proxy list on its own.
+    let held = c.from_client(&call_msg(3, "t0", json!({"n": 0})));
+    let (id, cursor) = own_list(&held);
+    assert_eq!(cursor, None);
+    let next = c.from_server(&page_answer(&id, numbered(0..2), Some("2")));
+    let (id, cursor) = own_list(&next);
+    assert_eq!(cursor.as_deref(), Some("2"));
+    // The tools change under the own listing too: it starts again from the first page.
+    c.from_server(&changed);
+    let again = c.from_server(&page_answer(&id, numbered(2..4), None));
+    let (id, cursor) = own_list(&again);
+    assert_eq!(cursor, None, "{again:?}");
+    assert!(c.is_holding());
+    let next = c.from_server(&page_answer(&id, numbered(0..3), Some("3")));
+    let (id, _) = own_list(&next);
+    let done = c.from_server(&page_answer(&id, numbered(3..5), None));
+    // Released and checked: valid, so forwarded as it came.
+    assert_eq!(sent(&done, Peer::Server), [call_msg(3, "t0", json!({"n": 0}))]);
+    assert!(!c.is_holding());
+    assert!(refused(&call(&mut c, 4, "t4", json!({}))));
+}
+
+/// End to end against a server with four pages: a call for an unseen tool starts the
+/// proxy's own listing while the client pages through; the client's pages arrive whole and
+/// in order, the held call is refused, and every tool is checked afterwards. After the
+/// server's tools change, a call for the new tool makes the proxy list again.
+#[test]
+fn a_paginating_client_and_the_proxys_own_listing_interleave() {
+    let mut s = Scripted::start("interleave", &[]);
+    s.send(&list_request(1, None));
+    let mut page = s.answer(json!(1));
+    let mut seen: Vec<String> = Vec::new();
+    let mut id = 1;
+    loop {
+        for t in page["result"]["tools"].as_array().unwrap() {
+            seen.push(t["name"].as_str().unwrap().to_string());
+        }
+        let Some(cursor) = page["result"]["nextCursor"].as_str().map(str::to_string) else {
+            break;
+        };
+        if id == 1 {
+            // Sent back to back: the proxy's listing and the client's interleave.
+            s.send(&call_msg(50, "t5", json!({"n": -1})));
+        }
+        id += 1;
+        s.send(&list_request(id, Some(&cursor)));
+        page = s.answer(json!(id));
+    }
+    assert_eq!(seen, ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]);
+    let held = s.answer(json!(50));
+    assert_eq!(held["result"]["isError"], true, "{held}");
+    for i in 0..7 {
+        s.send(&call_msg(60 + i, &format!("t{i}"), json!({"n": "x"})));
+        assert_eq!(s.answer(json!(60 + i))["result"]["isError"], true, "t{i}");
+    }
+    s.send(&call_msg(70, "t6", json!({"n": 6})));
+    assert_eq!(s.answer(json!(70))["result"]["content"][0]["text"], "{\"n\": 6}");
+    // The tools change: the new one is found by listing again, and checked.
+    s.send(&call_msg(80, "grow", json!({})));
+    s.answer(json!(80));
+    s.send(&call_msg(81, "late", json!({})));
+    assert_eq!(s.answer(json!(81))["result"]["isError"], true);
+    let saw = s.server_saw();
+    let status = s.stderr();
+    assert!(s.finish().success());
+    let calls: Vec<&Value> = saw
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| &m["id"])
+        .collect();
+    assert_eq!(calls, [&json!(70), &json!(80)], "only valid calls reach it: {saw:?}");
+    let own = saw
+        .iter()
+        .filter(|m| m["method"] == "tools/list" && m["id"].is_string())
+        .count();
+    assert_eq!(own, 8, "two own listings of four pages: {saw:?}");
+    // (Only `grow`, which the server does not list, went through unchecked.)
+    let unchecked: Vec<&str> = status.lines().filter(|l| l.contains("unchecked")).collect();
+    assert_eq!(unchecked.len(), 1, "{status}");
+    assert!(unchecked[0].contains("\"grow\""), "{status}");
+}
