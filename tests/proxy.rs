@@ -750,6 +750,20 @@ struct Scripted {
 
 impl Scripted {
     fn start(name: &str, args: &[&str]) -> Scripted {
+        let script = root().join("tests/proxy/scripted_server.py");
+        let server = ["python3", script.to_str().unwrap()];
+        Scripted::start_with(name, args, &server, true, "2025-11-25")
+    }
+
+    /// The proxy in front of `server` (with the log file as its last argument when
+    /// `log_arg`), initialized at `version`.
+    fn start_with(
+        name: &str,
+        args: &[&str],
+        server: &[&str],
+        log_arg: bool,
+        version: &str,
+    ) -> Scripted {
         use std::io::BufRead;
         let work = temp_dir(name);
         let (log, audit, stderr) = (
@@ -763,9 +777,8 @@ impl Scripted {
             .arg(&audit)
             .args(args)
             .arg("--")
-            .arg("python3")
-            .arg(root().join("tests/proxy/scripted_server.py"))
-            .arg(&log)
+            .args(server)
+            .args(log_arg.then_some(&log))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap())
@@ -791,7 +804,7 @@ impl Scripted {
             stderr,
         };
         s.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
         assert_eq!(s.next()["id"], "init");
         s
     }
@@ -978,8 +991,13 @@ fn oversized_client_lines_are_answered_under_their_id() {
 }
 
 fn numbered(range: std::ops::Range<usize>) -> Value {
-    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
-    Value::Array(range.map(|i| tool(&format!("t{i}"), schema.clone())).collect())
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    Value::Array(
+        range
+            .map(|i| tool(&format!("t{i}"), schema.clone()))
+            .collect(),
+    )
 }
 
 fn page_answer(id: &Value, tools: Value, next: Option<&str>) -> Value {
@@ -992,7 +1010,9 @@ fn page_answer(id: &Value, tools: Value, next: Option<&str>) -> Value {
 
 fn list_request(id: i64, cursor: Option<&str>) -> Value {
     match cursor {
-        Some(c) => json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"cursor": c}}),
+        Some(c) => {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"cursor": c}})
+        }
         None => json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
     }
 }
@@ -1009,7 +1029,9 @@ fn own_list(actions: &[Action]) -> (Value, Option<String>) {
 }
 
 fn refused(actions: &[Action]) -> bool {
-    actions.iter().any(|a| matches!(a, Action::Report(Event::RefusedCall(_))))
+    actions
+        .iter()
+        .any(|a| matches!(a, Action::Report(Event::RefusedCall(_))))
 }
 
 /// The client's pagination and the proxy's own (started by a call for an unseen tool)
@@ -1019,7 +1041,11 @@ fn refused(actions: &[Action]) -> bool {
 #[test]
 fn interleaved_listings_keep_their_own_pages() {
     let mut c = initialized("2025-11-25");
-    let pages = [(None, 0..2, Some("2")), (Some("2"), 2..4, Some("4")), (Some("4"), 4..6, None)];
+    let pages = [
+        (None, 0..2, Some("2")),
+        (Some("2"), 2..4, Some("4")),
+        (Some("4"), 4..6, None),
+    ];
     // Client page 1.
     c.from_client(&list_request(1, None));
     let first = page_answer(&json!(1), numbered(0..2), Some("2"));
@@ -1041,7 +1067,9 @@ fn interleaved_listings_keep_their_own_pages() {
             let actions = c.from_server(&page_answer(&own_id, numbered(range), next));
             assert!(
                 !actions.iter().any(|a| matches!(a, Action::Forward))
-                    && sent(&actions, Peer::Client).iter().all(|m| m["result"]["tools"].is_null()),
+                    && sent(&actions, Peer::Client)
+                        .iter()
+                        .all(|m| m["result"]["tools"].is_null()),
                 "the own listing reached the client: {actions:?}"
             );
             if next.is_some() {
@@ -1082,7 +1110,10 @@ fn concurrent_client_paginations_do_not_mix() {
     c.from_client(&list_request(3, Some("2")));
     c.from_server(&page_answer(&json!(3), numbered(2..4), None));
     for i in 0..4 {
-        assert!(refused(&call(&mut c, 100 + i, &format!("t{i}"), json!({}))), "t{i}");
+        assert!(
+            refused(&call(&mut c, 100 + i, &format!("t{i}"), json!({}))),
+            "t{i}"
+        );
     }
 }
 
@@ -1118,7 +1149,10 @@ fn a_list_change_mid_pagination_is_not_taken_for_a_snapshot() {
     let (id, _) = own_list(&next);
     let done = c.from_server(&page_answer(&id, numbered(3..5), None));
     // Released and checked: valid, so forwarded as it came.
-    assert_eq!(sent(&done, Peer::Server), [call_msg(3, "t0", json!({"n": 0}))]);
+    assert_eq!(
+        sent(&done, Peer::Server),
+        [call_msg(3, "t0", json!({"n": 0}))]
+    );
     assert!(!c.is_holding());
     assert!(refused(&call(&mut c, 4, "t4", json!({}))));
 }
@@ -1157,7 +1191,10 @@ fn a_paginating_client_and_the_proxys_own_listing_interleave() {
         assert_eq!(s.answer(json!(60 + i))["result"]["isError"], true, "t{i}");
     }
     s.send(&call_msg(70, "t6", json!({"n": 6})));
-    assert_eq!(s.answer(json!(70))["result"]["content"][0]["text"], "{\"n\": 6}");
+    assert_eq!(
+        s.answer(json!(70))["result"]["content"][0]["text"],
+        "{\"n\": 6}"
+    );
     // The tools change: the new one is found by listing again, and checked.
     s.send(&call_msg(80, "grow", json!({})));
     s.answer(json!(80));
@@ -1171,7 +1208,11 @@ fn a_paginating_client_and_the_proxys_own_listing_interleave() {
         .filter(|m| m["method"] == "tools/call")
         .map(|m| &m["id"])
         .collect();
-    assert_eq!(calls, [&json!(70), &json!(80)], "only valid calls reach it: {saw:?}");
+    assert_eq!(
+        calls,
+        [&json!(70), &json!(80)],
+        "only valid calls reach it: {saw:?}"
+    );
     let own = saw
         .iter()
         .filter(|m| m["method"] == "tools/list" && m["id"].is_string())
@@ -1181,4 +1222,125 @@ fn a_paginating_client_and_the_proxys_own_listing_interleave() {
     let unchecked: Vec<&str> = status.lines().filter(|l| l.contains("unchecked")).collect();
     assert_eq!(unchecked.len(), 1, "{status}");
     assert!(unchecked[0].contains("\"grow\""), "{status}");
+}
+
+/// The three protocol eras end to end, with `toolschema serve` upstream: 2026-07-28 with no
+/// handshake (`server/discover`, the version in each request's `_meta`), and 2025-03-26
+/// batches, passed whole when nothing is refused and split when a call is.
+#[test]
+fn eras_and_batches_end_to_end() {
+    // (The call for an unseen tool makes the proxy list on its own, speaking for the client
+    // with the call's protocol `_meta`, which a 2026-07-28 server requires.)
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"_meta": meta,
+            "name": "get_weather", "arguments": {"location": "Oslo", "units": "kelvin"}}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"_meta": meta,
+            "name": "get_weather", "arguments": {"location": "Oslo"}}}),
+    ]
+    .map(|m| m.to_string())
+    .join("\n");
+    let answers = lines(&run_proxy(&["--", BIN, "serve"], &format!("{input}\n")));
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert!(by_id(1)["result"].is_object(), "{answers:?}");
+    assert!(by_id(2)["result"]["tools"].is_array(), "{answers:?}");
+    let refused = by_id(3);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert_eq!(refused["result"]["resultType"], "complete", "{refused}");
+    assert!(
+        by_id(4)["result"]["structuredContent"].is_object(),
+        "{answers:?}"
+    );
+
+    let mut s = Scripted::start_with("batches", &[], &[BIN, "serve"], false, "2025-03-26");
+    s.send(&json!([{"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                   {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]));
+    let whole = s.next();
+    let ids: Vec<&Value> = whole.as_array().unwrap().iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(2), &json!(3)], "{whole}");
+    s.send(&json!([
+        call_msg(4, "get_weather", json!({"location": "Oslo"})),
+        call_msg(5, "get_weather", json!({"units": "SECRET"}))
+    ]));
+    let (a, b) = (s.next(), s.next());
+    let all: Vec<Value> = [a, b]
+        .iter()
+        .flat_map(|x| {
+            x.as_array()
+                .cloned()
+                .unwrap_or_else(|| panic!("not a batch: {x}"))
+        })
+        .collect();
+    let five = all.iter().find(|a| a["id"] == 5).unwrap();
+    assert_eq!(five["error"]["code"], -32602, "{five}");
+    assert!(!five.to_string().contains("SECRET"));
+    assert!(
+        all.iter().any(|a| a["id"] == 4 && a["result"].is_object()),
+        "{all:?}"
+    );
+    assert!(s.finish().success());
+}
+
+/// Requests from the server to the client (sampling, elicitation, roots), its progress and
+/// its cancellation of a request cross the proxy to the client; the client's answers and
+/// its own progress notification reach the server intact.
+#[test]
+fn server_requests_progress_and_cancellation_cross_both_ways() {
+    let mut s = Scripted::start("server-requests", &[]);
+    s.send(&call_msg(1, "ask", json!({"progressToken": "tok"})));
+    let mut got = Vec::new();
+    while got.len() < 5 {
+        let m = s.next();
+        match m["method"].as_str() {
+            Some("sampling/createMessage") => s.send(&json!({"jsonrpc": "2.0", "id": m["id"],
+                "result": {"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"}})),
+            Some("elicitation/create") => {
+                s.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": m["id"], "progress": 1}}));
+                s.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"ok": true}}}));
+            }
+            _ => {}
+        }
+        got.push(m);
+    }
+    let methods: Vec<&str> = got.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        [
+            "sampling/createMessage",
+            "elicitation/create",
+            "roots/list",
+            "notifications/progress",
+            "notifications/cancelled"
+        ]
+    );
+    assert_eq!(got[3]["params"]["progressToken"], "tok");
+    assert_eq!(got[4]["params"]["requestId"], "c-1");
+    let answer = s.answer(json!(1));
+    let body: Value =
+        serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        body["sampling/createMessage"]["content"]["text"], "hello",
+        "{answer}"
+    );
+    assert_eq!(
+        body["elicitation/create"]["content"]["ok"], true,
+        "{answer}"
+    );
+    let saw = s.server_saw();
+    assert!(s.finish().success());
+    assert!(
+        saw.iter().any(|m| m["method"] == "notifications/progress"),
+        "the client's progress reached the server: {saw:?}"
+    );
 }

@@ -65,6 +65,7 @@ use crate::Options;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
+const META_PREFIX: &str = "io.modelcontextprotocol/";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The prefix of the ids of the proxy's own `tools/list` requests.
 const OWN_ID_PREFIX: &str = "toolschema-proxy/list/";
@@ -209,6 +210,8 @@ pub struct Contract {
     /// How many times the current own listing started again (the tools changed under it).
     relists: u32,
     own_seq: u64,
+    /// The protocol `_meta` the proxy's own listing sends (2026-07-28).
+    own_meta: Map<String, Value>,
     /// Calls held until the proxy's own listing completes, with their serialized ids.
     held: Vec<(String, Value)>,
     reported: HashSet<String>,
@@ -229,6 +232,7 @@ impl Contract {
             own_list_in_flight: false,
             relists: 0,
             own_seq: 0,
+            own_meta: Map::new(),
             held: Vec::new(),
             reported: HashSet::new(),
         }
@@ -566,7 +570,10 @@ impl Contract {
                 ];
             }
             self.held.push((key, message.clone()));
-            return self.list_for_held(version);
+            let meta = params
+                .and_then(|p| p.get("_meta"))
+                .and_then(Value::as_object);
+            return self.list_for_held(version, meta);
         };
         if entry.hidden {
             return vec![Action::Send(
@@ -599,12 +606,26 @@ impl Contract {
     }
 
     /// Starts the proxy's own listing, unless one is under way.
-    fn list_for_held(&mut self, version: ProtocolVersion) -> Vec<Action> {
+    fn list_for_held(
+        &mut self,
+        version: ProtocolVersion,
+        meta: Option<&Map<String, Value>>,
+    ) -> Vec<Action> {
         if self.own_list_in_flight {
             return Vec::new();
         }
         self.own_list_in_flight = true;
         self.relists = 0;
+        // From 2026-07-28 each request says who the client is: the listing speaks for the
+        // client whose call it resolves (its protocol `_meta`, not a progress token).
+        self.own_meta = meta
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _)| k.starts_with(META_PREFIX))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
         let listing = self.new_listing();
         vec![Action::Send(
             Peer::Server,
@@ -640,10 +661,9 @@ impl Contract {
             params.insert("cursor".into(), c.clone());
         }
         if !version.uses_handshake() {
-            params.insert(
-                "_meta".into(),
-                json!({ META_PROTOCOL_VERSION: version.as_str() }),
-            );
+            let mut meta = self.own_meta.clone();
+            meta.insert(META_PROTOCOL_VERSION.into(), version.as_str().into());
+            params.insert("_meta".into(), Value::Object(meta));
         }
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params})
     }
