@@ -1344,3 +1344,83 @@ fn server_requests_progress_and_cancellation_cross_both_ways() {
         "the client's progress reached the server: {saw:?}"
     );
 }
+
+/// The text entry points read only the envelope of what passes unchanged; whatever they
+/// are fed, they decide exactly as the full path does (`from_client` / `from_server`).
+#[test]
+fn the_pass_through_path_decides_as_the_full_path() {
+    let out = json!({"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]});
+    let listed = json!([
+        {"name": "plain", "inputSchema": {"type": "object"}},
+        {"name": "typed", "inputSchema": {"type": "object"}, "outputSchema": out},
+        {"name": "listy", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
+    ]);
+    let ids = [json!(1), json!("a"), json!("\\u0041"), json!(-7), json!(12345678901234567890u64)];
+    let results = [
+        json!({"content": [{"type": "text", "text": "x"}]}),
+        json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"t": 1}}),
+        json!({"content": [], "structuredContent": {"t": 1}}),
+        json!({"content": null, "structuredContent": {"t": 1}}),
+        json!({"structuredContent": {"t": "hot"}, "content": [{"type": "text", "text": "x"}]}),
+        json!({"content": [{"type": "text", "text": "x"}]}),
+        json!({"content": [{"type": "text", "text": "x"}], "isError": true}),
+        json!({"content": [{"type": "text", "text": "x"}], "structuredContent": [1, 2]}),
+    ];
+    for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
+        for policy in [OutputPolicy::ErrorResult, OutputPolicy::Log, OutputPolicy::Pass] {
+            for tool_name in ["plain", "typed", "listy", "unlisted"] {
+                for id in &ids {
+                    for result in &results {
+                        let options = ContractOptions {
+                            on_bad_output: policy,
+                            ..ContractOptions::default()
+                        };
+                        let mut full = initialized_with(version, options.clone());
+                        let mut text = initialized_with(version, options);
+                        for c in [&mut full, &mut text] {
+                            list(c, 900, None, listed.clone(), None);
+                        }
+                        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                            "params": {"name": tool_name, "arguments": {}}});
+                        assert_eq!(full.from_client(&call), text.from_client_text(&call.to_string()));
+                        for answer in [
+                            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                            json!({"jsonrpc": "2.0", "id": id, "error": {"code": 1, "message": "m"}}),
+                            json!({"jsonrpc": "2.0", "id": 424242, "result": result}),
+                        ] {
+                            let line = answer.to_string();
+                            assert_eq!(
+                                full.from_server(&answer),
+                                text.from_server_text(&line),
+                                "{version} {policy:?} {tool_name}: {line}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Everything else the client or the server sends.
+    let mut full = initialized("2025-11-25");
+    let mut text = initialized("2025-11-25");
+    for m in [
+        json!({"jsonrpc": "2.0", "id": 5, "method": "sampling/createMessage", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!([{"jsonrpc": "2.0", "id": 6, "result": {}}]),
+        json!({"jsonrpc": "2.0", "id": 7, "result": {}, "result": 1}),
+        json!(3),
+    ] {
+        assert_eq!(full.from_server(&m), text.from_server_text(&m.to_string()), "{m}");
+    }
+    for m in [
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"role": "assistant"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "resources/read"}),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+        json!([{"jsonrpc": "2.0", "id": 10, "method": "ping"}]),
+        json!(["method"]),
+    ] {
+        assert_eq!(full.from_client(&m), text.from_client_text(&m.to_string()), "{m}");
+    }
+}

@@ -48,6 +48,7 @@
 //! ```
 
 mod dialect;
+mod fast;
 mod head;
 mod stdio;
 
@@ -257,6 +258,9 @@ impl Contract {
     /// Feeds a message the client sent (one JSON text); malformed JSON is answered with
     /// `-32700` and not forwarded.
     pub fn from_client_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(actions) = self.client_fast_path(message) {
+            return actions;
+        }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_client(&v),
             Err(_) => vec![Action::Send(
@@ -273,6 +277,9 @@ impl Contract {
     /// Feeds a message the server sent (one JSON text); malformed JSON is dropped and
     /// reported, so it never corrupts the client's stream.
     pub fn from_server_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(actions) = self.server_fast_path(message) {
+            return actions;
+        }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_server(&v),
             Err(_) => vec![Action::Report(Event::Note(
