@@ -1355,7 +1355,13 @@ fn the_pass_through_path_decides_as_the_full_path() {
         {"name": "typed", "inputSchema": {"type": "object"}, "outputSchema": out},
         {"name": "listy", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
     ]);
-    let ids = [json!(1), json!("a"), json!("\\u0041"), json!(-7), json!(12345678901234567890u64)];
+    let ids = [
+        json!(1),
+        json!("a"),
+        json!("\\u0041"),
+        json!(-7),
+        json!(12345678901234567890u64),
+    ];
     let results = [
         json!({"content": [{"type": "text", "text": "x"}]}),
         json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"t": 1}}),
@@ -1367,7 +1373,11 @@ fn the_pass_through_path_decides_as_the_full_path() {
         json!({"content": [{"type": "text", "text": "x"}], "structuredContent": [1, 2]}),
     ];
     for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
-        for policy in [OutputPolicy::ErrorResult, OutputPolicy::Log, OutputPolicy::Pass] {
+        for policy in [
+            OutputPolicy::ErrorResult,
+            OutputPolicy::Log,
+            OutputPolicy::Pass,
+        ] {
             for tool_name in ["plain", "typed", "listy", "unlisted"] {
                 for id in &ids {
                     for result in &results {
@@ -1382,7 +1392,10 @@ fn the_pass_through_path_decides_as_the_full_path() {
                         }
                         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                             "params": {"name": tool_name, "arguments": {}}});
-                        assert_eq!(full.from_client(&call), text.from_client_text(&call.to_string()));
+                        assert_eq!(
+                            full.from_client(&call),
+                            text.from_client_text(&call.to_string())
+                        );
                         for answer in [
                             json!({"jsonrpc": "2.0", "id": id, "result": result}),
                             json!({"jsonrpc": "2.0", "id": id, "error": {"code": 1, "message": "m"}}),
@@ -1411,7 +1424,11 @@ fn the_pass_through_path_decides_as_the_full_path() {
         json!({"jsonrpc": "2.0", "id": 7, "result": {}, "result": 1}),
         json!(3),
     ] {
-        assert_eq!(full.from_server(&m), text.from_server_text(&m.to_string()), "{m}");
+        assert_eq!(
+            full.from_server(&m),
+            text.from_server_text(&m.to_string()),
+            "{m}"
+        );
     }
     for m in [
         json!({"jsonrpc": "2.0", "id": 5, "result": {"role": "assistant"}}),
@@ -1421,6 +1438,10 @@ fn the_pass_through_path_decides_as_the_full_path() {
         json!([{"jsonrpc": "2.0", "id": 10, "method": "ping"}]),
         json!(["method"]),
     ] {
-        assert_eq!(full.from_client(&m), text.from_client_text(&m.to_string()), "{m}");
+        assert_eq!(
+            full.from_client(&m),
+            text.from_client_text(&m.to_string()),
+            "{m}"
+        );
     }
 }

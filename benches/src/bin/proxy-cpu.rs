@@ -9,8 +9,11 @@
 //! CPU as a share of the server's.
 //!
 //! ```text
-//! cargo build --release && cd benches && cargo run --release --bin proxy-cpu -- [--rounds N] [--window N] [-- SERVER COMMAND...]
+//! cargo build --release && cd benches && cargo run --release --bin proxy-cpu -- [--rounds N] [--window N] [--only TOOL,...] [-- SERVER COMMAND...]
 //! ```
+//!
+//! `--only` replays only the named tools (for a server whose other tools have side effects
+//! or wait on the client).
 //!
 //! The default server is `toolschema serve --tools ../shared/corpus/mcp-tools` (253 real
 //! tool schemas; the fastest server there is, so the hardest case for the ratio).
@@ -257,6 +260,7 @@ fn run(server: &[String], calls: &[String], rounds: usize, window: usize, proxie
 fn main() {
     let mut rounds = 20;
     let mut window = 32;
+    let mut only: Option<Vec<String>> = None;
     let mut server: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -272,6 +276,11 @@ fn main() {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .expect("--window N")
+            }
+            "--only" => {
+                only = args
+                    .next()
+                    .map(|n| n.split(',').map(str::to_string).collect())
             }
             "--" => server = args.by_ref().collect(),
             other => panic!("unknown argument {other}"),
@@ -294,6 +303,9 @@ fn main() {
         let Some(name) = t["name"].as_str() else {
             continue;
         };
+        if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == name)) {
+            continue;
+        }
         let schema = t.get("inputSchema").cloned().unwrap_or(json!({}));
         for variant in [Variant::Minimal, Variant::Full] {
             let args = generate(&schema, variant);

@@ -319,7 +319,8 @@ fn supervise(child: &mut Child, client_closed: &AtomicBool, grace: Duration) -> 
                 return child.wait().map(exit_code).unwrap_or(2);
             }
         }
-        std::thread::sleep(Duration::from_millis(5));
+        // (Coarse: a finer poll costs CPU on every idle session for no one's benefit.)
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
