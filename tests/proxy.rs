@@ -1445,3 +1445,18 @@ fn the_pass_through_path_decides_as_the_full_path() {
         );
     }
 }
+
+/// A server that ignores the end of its input is killed once the grace period (5 s) is
+/// over, and the proxy ends with the kill's status.
+#[test]
+fn a_server_that_outlives_the_client_is_killed_after_the_grace() {
+    let start = std::time::Instant::now();
+    let out = run_proxy(&["--", "sleep", "60"], "");
+    let took = start.elapsed();
+    assert!(
+        took >= std::time::Duration::from_secs(4) && took < std::time::Duration::from_secs(30),
+        "{took:?}"
+    );
+    assert_eq!(out.status.code(), Some(128 + 9));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("killing it"));
+}
