@@ -390,6 +390,8 @@ fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
         let actions = match line {
             Line::Eof => break,
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
+            // (An oversized line left `buf` empty; it takes this path for the same locking:
+            // its answer may release held calls to the server.)
             Line::TooLong | Line::Complete => match std::str::from_utf8(&buf) {
                 Ok(text) => {
                     let mut contract = lock(&shared.contract);
