@@ -349,7 +349,7 @@ impl ToolChecks {
     /// checks its answer.
     ///
     /// ```
-    /// use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, Content};
+    /// use rmcp::model::{CallToolRequestParams, CallToolResponse};
     /// use std::sync::Arc;
     /// use toolschema_rmcp::{ProtocolVersion, ToolChecks};
     ///

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
-//! use rmcp::model::{CallToolResponse, CallToolResult, Content};
+//! use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 //! use std::sync::Arc;
 //! use toolschema_rmcp::{ProtocolVersion, ValidatedRouter, testing::Client};
 //!
@@ -10,7 +10,7 @@
 //! let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}});
 //! let tool = rmcp::model::Tool::new("digit", "A digit", Arc::new(schema.as_object().unwrap().clone()));
 //! let router = ValidatedRouter::new(ToolRouter::<Service>::new().with_route(ToolRoute::new_dyn(tool, |_ctx| {
-//!     Box::pin(async { Ok(CallToolResult::success(vec![Content::text("ok")]).into()) })
+//!     Box::pin(async { Ok(CallToolResult::success(vec![ContentBlock::text("ok")]).into()) })
 //! })));
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
