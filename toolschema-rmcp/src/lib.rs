@@ -217,8 +217,8 @@ impl ToolChecks {
         self
     }
 
-    /// The compiled form of `tool`, compiling it when it is new or its schemas changed;
-    /// `None` when the name policy refuses it.
+    /// The compiled form of `tool`, compiling it when it is new or its schemas changed
+    /// (its `tool` is `None` when the name policy refuses it).
     fn compiled(&self, tool: &rmcp::model::Tool) -> Arc<Compiled> {
         if let Some(c) = read(&self.compiled).get(tool.name.as_ref())
             && Arc::ptr_eq(&c.input, &tool.input_schema)
@@ -415,8 +415,8 @@ fn into_rmcp(refusal: Refusal) -> Result<CallToolResponse, ErrorData> {
 /// before the handler runs, results against the output schema after.
 ///
 /// A drop-in for `ToolRouter<S>` under `#[tool_handler(router = self.tool_router)]`: it
-/// answers the same `call`, `list_all` and `get`, and reads through to the router
-/// ([`Deref`](std::ops::Deref)). Change the router with this type's own methods
+/// answers the same `call`, `list_all` and `get` (no `Deref` to the router, so that a call
+/// can never reach the unchecked one by accident). Change the router with this type's own methods
 /// ([`add_route`](Self::add_route), [`disable_route`](Self::disable_route), ...): a route
 /// added or changed later is compiled again (at the latest on its first call), and a
 /// disabled one is answered as rmcp answers it.
@@ -440,13 +440,6 @@ impl<S> std::fmt::Debug for ValidatedRouter<S> {
             .field("router", &self.router)
             .field("checks", &self.checks)
             .finish()
-    }
-}
-
-impl<S> std::ops::Deref for ValidatedRouter<S> {
-    type Target = ToolRouter<S>;
-    fn deref(&self) -> &ToolRouter<S> {
-        &self.router
     }
 }
 
@@ -520,6 +513,26 @@ impl<S: Send + Sync + 'static> ValidatedRouter<S> {
         }
         let response = self.router.call(context).await;
         self.checks.check_response(tool, response, version)
+    }
+
+    /// The listed tools, as [`ToolRouter::list_all`].
+    pub fn list_all(&self) -> Vec<rmcp::model::Tool> {
+        self.router.list_all()
+    }
+
+    /// A listed tool, as [`ToolRouter::get`].
+    pub fn get(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        self.router.get(name)
+    }
+
+    /// See [`ToolRouter::has_route`].
+    pub fn has_route(&self, name: &str) -> bool {
+        self.router.has_route(name)
+    }
+
+    /// See [`ToolRouter::is_disabled`].
+    pub fn is_disabled(&self, name: &str) -> bool {
+        self.router.is_disabled(name)
     }
 
     /// Adds a route (or replaces one of the same name), compiling its schemas.
