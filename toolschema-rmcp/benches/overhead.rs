@@ -86,7 +86,7 @@ fn bench(c: &mut Criterion) {
     let mut map = args.as_object().cloned().expect("an object");
     g.bench_function("checks_only", |b| {
         b.iter(|| {
-            let ok = checks.check_arguments(&tool, Some(&mut map), v).is_ok();
+            let ok = checks.check_arguments(&tool, Some(&mut map), v).is_none();
             let out = checks.check_response(&tool, Ok(result.clone()), v);
             black_box((ok, out))
         })

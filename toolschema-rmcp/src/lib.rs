@@ -276,19 +276,17 @@ impl ToolChecks {
     }
 
     /// Checks the arguments of a call to `tool` at `version`, in place (they are not
-    /// copied): `Ok` when the handler may run, else the answer the client gets.
-    ///
-    /// # Errors
-    /// The refusal: an `isError` result (from 2025-11-25 on) or a JSON-RPC error.
+    /// copied): `None` when the handler may run, else the answer the client gets instead
+    /// (an `isError` result from 2025-11-25 on, a JSON-RPC `-32602` error before).
     pub fn check_arguments(
         &self,
         tool: &rmcp::model::Tool,
         arguments: Option<&mut JsonObject>,
         version: ProtocolVersion,
-    ) -> Result<(), Result<CallToolResponse, ErrorData>> {
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
         let compiled = self.compiled(tool);
         let Some(checked) = &compiled.tool else {
-            return Err(Err(ErrorData::invalid_params(
+            return Some(Err(ErrorData::invalid_params(
                 format!(
                     "tool {} is refused: its name is not a valid tool name",
                     tool.name
@@ -296,16 +294,10 @@ impl ToolChecks {
                 None,
             )));
         };
-        let Some(schema) = checked.input_schema() else {
-            return Ok(());
-        };
-        match check_argument_map(schema, checked.name(), arguments) {
-            Ok(()) => Ok(()),
-            Err(v) => {
-                report(&v);
-                Err(into_rmcp(refuse_arguments(&v, version)))
-            }
-        }
+        let schema = checked.input_schema()?;
+        let v = check_argument_map(schema, checked.name(), arguments).err()?;
+        report(&v);
+        Some(into_rmcp(refuse_arguments(&v, version)))
     }
 
     /// Checks the answer of a call to `tool` against its output schema: the answer as it
@@ -375,7 +367,7 @@ impl ToolChecks {
         F: FnOnce(CallToolRequestParams) -> Fut,
         Fut: Future<Output = Result<CallToolResponse, ErrorData>>,
     {
-        if let Err(answer) = self.check_arguments(tool, request.arguments.as_mut(), version) {
+        if let Some(answer) = self.check_arguments(tool, request.arguments.as_mut(), version) {
             return answer;
         }
         let response = handler(request).await;
@@ -505,7 +497,7 @@ impl<S: Send + Sync + 'static> ValidatedRouter<S> {
             return self.router.call(context).await;
         };
         let version = request_version(context.request_context());
-        if let Err(answer) = self
+        if let Some(answer) = self
             .checks
             .check_arguments(tool, context.arguments.as_mut(), version)
         {
