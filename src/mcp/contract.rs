@@ -60,6 +60,9 @@ pub struct Violation {
     pub keyword: String,
     /// What the keyword asserted, from the schema's facts only.
     pub reason: String,
+    /// Where in the schema: the failing keyword's JSON Pointer (`""` when the failure is
+    /// not a keyword's, such as a missing `structuredContent`).
+    pub schema_location: String,
 }
 
 impl fmt::Display for Violation {
@@ -109,6 +112,7 @@ impl Violations {
                 location: String::new(),
                 keyword: keyword.to_string(),
                 reason: reason.to_string(),
+                schema_location: String::new(),
             }],
             truncated: false,
         }
@@ -134,8 +138,19 @@ impl Violations {
         self.truncated
     }
 
+    /// One line per failure; a result's name the schema keyword too, for the server's
+    /// developer (the schema is theirs; an argument refusal goes to a model).
     fn lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self.items.iter().map(Violation::to_string).collect();
+        let mut lines: Vec<String> = self
+            .items
+            .iter()
+            .map(|v| match self.direction {
+                Direction::Result if !v.schema_location.is_empty() => {
+                    format!("{v} (schema {})", v.schema_location)
+                }
+                _ => v.to_string(),
+            })
+            .collect();
         if self.truncated {
             lines.push("(more errors not shown)".into());
         }
@@ -175,6 +190,7 @@ fn push_flat(e: &crate::ValidationError, items: &mut Vec<Violation>) {
         location: e.instance_location().to_string(),
         keyword: e.kind().keyword().to_string(),
         reason: e.message(),
+        schema_location: e.keyword_location().to_string(),
     });
     if matches!(e.kind(), crate::ErrorKind::SelectedBranch { .. }) {
         for cause in e.causes() {
