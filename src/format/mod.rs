@@ -65,6 +65,12 @@ pub(crate) fn check(name: &str, value: &str) -> Option<bool> {
     })
 }
 
+/// Whether `name` is a format of JSON Schema 2020-12 itself, which every validator knows
+/// (not one of the code generators' formats this crate checks too).
+pub(crate) fn is_standard(name: &str) -> bool {
+    check(name, "").is_some() && !numeric::is_numeric_format(name) && name != "ip"
+}
+
 /// Checks the number `value` against the built-in format `name`: `None` when the format
 /// does not constrain numbers (it is unknown, or constrains strings).
 pub(crate) fn check_number(name: &str, value: &serde_json::Number) -> Option<bool> {
