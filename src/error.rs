@@ -286,6 +286,16 @@ pub enum ErrorKind {
         /// How many matched (0, or more than 1).
         matched: usize,
     },
+    /// `oneOf`/`anyOf` told apart by a tag property: the branch the instance's tag
+    /// selects fails (its errors are this error's causes).
+    SelectedBranch {
+        /// `"oneOf"` or `"anyOf"`.
+        keyword: &'static str,
+        /// The tag property, as the schema names it.
+        property: Arc<str>,
+        /// The selected branch's index.
+        branch: usize,
+    },
     /// `contentEncoding` (when content asserts): the string is not in that encoding.
     ContentEncoding {
         /// The encoding name.
@@ -335,6 +345,7 @@ impl ErrorKind {
             ErrorKind::Not => "not",
             ErrorKind::AnyOf { .. } => "anyOf",
             ErrorKind::OneOf { .. } => "oneOf",
+            ErrorKind::SelectedBranch { keyword, .. } => keyword,
             ErrorKind::ContentEncoding { .. } => "contentEncoding",
             ErrorKind::ContentMediaType { .. } => "contentMediaType",
         }
@@ -585,6 +596,15 @@ impl fmt::Display for ErrorKind {
                     plural(*branches as u64, "schema", "schemas")
                 )
             }
+            ErrorKind::SelectedBranch {
+                keyword,
+                property,
+                branch,
+            } => write!(
+                f,
+                "the {} property selects branch /{keyword}/{branch}, which does not match",
+                Quoted(property)
+            ),
             ErrorKind::OneOf { branches, matched } => {
                 if *matched == 0 {
                     write!(

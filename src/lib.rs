@@ -62,11 +62,13 @@ pub use output::{
 };
 pub use schema::{ErrorIter, Schema};
 
-/// Whether `name` is a `format` with a built-in checker (the formats of 2020-12); any
-/// other format is only an annotation, even when formats assert.
+/// Whether `name` is a `format` with a built-in checker (the formats of 2020-12, and the
+/// numeric formats code generators emit, such as `uint32`); any other format is only an
+/// annotation, even when formats assert.
 ///
 /// ```
 /// assert!(toolschema::is_known_format("email"));
+/// assert!(toolschema::is_known_format("uint32"));
 /// assert!(!toolschema::is_known_format("color"));
 /// ```
 pub fn is_known_format(name: &str) -> bool {

@@ -579,7 +579,7 @@ fn check_subschema(
         );
     }
     if let Some(Value::String(name)) = m.get("format")
-        && crate::format::check(name, "").is_none()
+        && !crate::format::is_standard(name)
     {
         push(
             out,

@@ -16,6 +16,8 @@
 //! | `json-pointer`, `relative-json-pointer` | [`pointer`] | RFC 6901, draft-handrews-relative-json-pointer-01 |
 //! | `uuid` | [`uuid`] | RFC 4122 string representation |
 //! | `regex` | [`crate::pattern`] | ECMA-262 pattern syntax |
+//! | `ip` (schemars' `IpAddr`) | [`ip`] | `ipv4` or `ipv6` |
+//! | `int8` … `int128`, `int`, `uint8` … `uint128`, `uint`, `float`, `double` | [`numeric`] | the range of the machine type named (schemars, OpenAPI); numbers only |
 
 mod datetime;
 mod email;
@@ -23,6 +25,7 @@ mod hostname;
 mod idna;
 mod idna_tables;
 mod ip;
+mod numeric;
 mod pointer;
 mod uri;
 mod uri_template;
@@ -55,8 +58,23 @@ pub(crate) fn check(name: &str, value: &str) -> Option<bool> {
         "relative-json-pointer" => pointer::is_relative_json_pointer(value),
         "uuid" => uuid::is_uuid(value),
         "regex" => crate::pattern::is_valid_syntax(value),
+        "ip" => ip::is_ipv4(value) || ip::is_ipv6(value),
+        // A numeric format says nothing about a string.
+        name if numeric::is_numeric_format(name) => true,
         _ => return None,
     })
+}
+
+/// Whether `name` is a format of JSON Schema 2020-12 itself, which every validator knows
+/// (not one of the code generators' formats this crate checks too).
+pub(crate) fn is_standard(name: &str) -> bool {
+    check(name, "").is_some() && !numeric::is_numeric_format(name) && name != "ip"
+}
+
+/// Checks the number `value` against the built-in format `name`: `None` when the format
+/// does not constrain numbers (it is unknown, or constrains strings).
+pub(crate) fn check_number(name: &str, value: &serde_json::Number) -> Option<bool> {
+    numeric::check_number(name, value)
 }
 
 #[cfg(test)]

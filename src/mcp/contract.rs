@@ -60,6 +60,9 @@ pub struct Violation {
     pub keyword: String,
     /// What the keyword asserted, from the schema's facts only.
     pub reason: String,
+    /// Where in the schema: the failing keyword's JSON Pointer (`""` when the failure is
+    /// not a keyword's, such as a missing `structuredContent`).
+    pub schema_location: String,
 }
 
 impl fmt::Display for Violation {
@@ -84,15 +87,13 @@ pub struct Violations {
 
 impl Violations {
     fn collect(schema: &Schema, tool: &str, direction: Direction, instance: &Value) -> Violations {
-        let mut items: Vec<Violation> = schema
-            .iter_errors(instance)
-            .take(MAX_REPORTED_ERRORS + 1)
-            .map(|e| Violation {
-                location: e.instance_location().to_string(),
-                keyword: e.kind().keyword().to_string(),
-                reason: e.message(),
-            })
-            .collect();
+        let mut items: Vec<Violation> = Vec::new();
+        for e in schema.iter_errors(instance) {
+            push_flat(&e, &mut items);
+            if items.len() > MAX_REPORTED_ERRORS {
+                break;
+            }
+        }
         let truncated = items.len() > MAX_REPORTED_ERRORS;
         items.truncate(MAX_REPORTED_ERRORS);
         Violations {
@@ -111,6 +112,7 @@ impl Violations {
                 location: String::new(),
                 keyword: keyword.to_string(),
                 reason: reason.to_string(),
+                schema_location: String::new(),
             }],
             truncated: false,
         }
@@ -136,8 +138,19 @@ impl Violations {
         self.truncated
     }
 
+    /// One line per failure; a result's name the schema keyword too, for the server's
+    /// developer (the schema is theirs; an argument refusal goes to a model).
     fn lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self.items.iter().map(Violation::to_string).collect();
+        let mut lines: Vec<String> = self
+            .items
+            .iter()
+            .map(|v| match self.direction {
+                Direction::Result if !v.schema_location.is_empty() => {
+                    format!("{v} (schema {})", v.schema_location)
+                }
+                _ => v.to_string(),
+            })
+            .collect();
         if self.truncated {
             lines.push("(more errors not shown)".into());
         }
@@ -167,6 +180,25 @@ impl Violations {
             "errors": errors,
             "truncated": self.truncated,
         })
+    }
+}
+
+/// Lists `e`, then, when it is the branch a tag selects, that branch's own errors: they
+/// are what the caller can fix.
+fn push_flat(e: &crate::ValidationError, items: &mut Vec<Violation>) {
+    items.push(Violation {
+        location: e.instance_location().to_string(),
+        keyword: e.kind().keyword().to_string(),
+        reason: e.message(),
+        schema_location: e.keyword_location().to_string(),
+    });
+    if matches!(e.kind(), crate::ErrorKind::SelectedBranch { .. }) {
+        for cause in e.causes() {
+            if items.len() > MAX_REPORTED_ERRORS {
+                return;
+            }
+            push_flat(cause, items);
+        }
     }
 }
 
@@ -215,6 +247,41 @@ pub struct CheckedTool {
     output: Option<Schema>,
     output_is_object: bool,
     problems: Vec<SchemaProblem>,
+    warnings: Vec<SchemaProblem>,
+}
+
+/// What [`CheckedTool::from_json_with`] does with a name the spec discourages (outside
+/// 1–128 characters of `A-Z a-z 0-9 _ - .`, such as `ns/tool`), which SDKs accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NamePolicy {
+    /// The tool is refused.
+    Refuse,
+    /// The tool is kept and the name listed in [`CheckedTool::warnings`] (the default).
+    #[default]
+    Warn,
+    /// The name is not looked at.
+    Accept,
+}
+
+/// Why `name` is not a tool name the spec recommends (1–128 characters of
+/// `A-Z a-z 0-9 _ - .`), or `None` when it is one.
+///
+/// ```
+/// use toolschema::mcp::contract::tool_name_problem;
+/// assert_eq!(tool_name_problem("get_weather"), None);
+/// assert!(tool_name_problem("ns/tool").is_some());
+/// ```
+pub fn tool_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() || name.chars().count() > 128 {
+        return Some("a tool name must be 1 to 128 characters long");
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Some("a tool name may contain only A-Z, a-z, 0-9, '_', '-' and '.'");
+    }
+    None
 }
 
 impl CheckedTool {
@@ -280,7 +347,51 @@ impl CheckedTool {
             output,
             output_is_object,
             problems,
+            warnings: Vec::new(),
         }
+    }
+
+    /// [`from_json`](Self::from_json), with a policy for names the spec discourages.
+    ///
+    /// ```
+    /// use toolschema::mcp::contract::{CheckedTool, NamePolicy};
+    /// use serde_json::json;
+    ///
+    /// let tool = json!({"name": "files/read", "inputSchema": {"type": "object"}});
+    /// let options = toolschema::Options::new().assert_formats(true);
+    /// let warned = CheckedTool::from_json_with(&tool, &options, NamePolicy::Warn).unwrap();
+    /// assert_eq!(warned.warnings()[0].location, "/name");
+    /// assert!(CheckedTool::from_json_with(&tool, &options, NamePolicy::Refuse).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// Under [`NamePolicy::Refuse`], a discouraged name (location `/name`).
+    pub fn from_json_with(
+        tool: &Value,
+        options: &Options,
+        names: NamePolicy,
+    ) -> Result<CheckedTool, SchemaProblem> {
+        let mut checked = CheckedTool::from_json(tool, options);
+        if names == NamePolicy::Accept {
+            return Ok(checked);
+        }
+        if let Some(why) = tool_name_problem(&checked.name) {
+            let problem = SchemaProblem {
+                tool: checked.name.clone(),
+                location: "/name".into(),
+                reason: why.into(),
+            };
+            if names == NamePolicy::Refuse {
+                return Err(problem);
+            }
+            checked.warnings.push(problem);
+        }
+        Ok(checked)
+    }
+
+    /// What [`NamePolicy::Warn`] let through: a discouraged name.
+    pub fn warnings(&self) -> &[SchemaProblem] {
+        &self.warnings
     }
 
     /// The tool's name (empty when the listing gave none).
@@ -354,6 +465,44 @@ pub fn check_arguments(
     ))
 }
 
+/// Checks a call's `arguments` held as a JSON object (absent counts as `{}`), as SDKs
+/// decode them (rmcp's `JsonObject`), without copying them.
+///
+/// The validator walks a [`Value`], so the map is moved into one for the check and moved
+/// back before this returns (a few pointer moves, no copy): the `&mut` is a loan, the
+/// arguments come back unchanged.
+///
+/// ```
+/// use toolschema::mcp::contract::{CheckedTool, check_argument_map};
+/// use serde_json::{Map, json};
+///
+/// let tool = CheckedTool::from_json(&json!({"name": "t", "inputSchema": {
+///     "type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}}}),
+///     &toolschema::Options::new());
+/// let mut args: Map<String, serde_json::Value> = json!({"n": 10}).as_object().unwrap().clone();
+/// let refused = check_argument_map(tool.input_schema().unwrap(), "t", Some(&mut args)).unwrap_err();
+/// assert_eq!(refused.to_string(), "tool \"t\": arguments: /n: must be at most 9");
+/// assert_eq!(args["n"], 10);
+/// ```
+///
+/// # Errors
+/// The failures, with locations and reasons and never a value.
+pub fn check_argument_map(
+    schema: &Schema,
+    tool: &str,
+    arguments: Option<&mut Map<String, Value>>,
+) -> Result<(), Violations> {
+    let Some(map) = arguments else {
+        return check_arguments(schema, tool, None);
+    };
+    let value = Value::Object(std::mem::take(map));
+    let checked = check_arguments(schema, tool, Some(&value));
+    if let Value::Object(back) = value {
+        *map = back;
+    }
+    checked
+}
+
 /// What the client gets instead of a call's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
@@ -423,13 +572,45 @@ pub fn refuse_arguments(violations: &Violations, version: ProtocolVersion) -> Re
 /// # Errors
 /// The failures, with locations and reasons and never a value.
 pub fn check_result(output: Option<&Schema>, tool: &str, result: &Value) -> Result<(), Violations> {
+    check_result_parts(
+        output,
+        tool,
+        result.get("isError").and_then(Value::as_bool) == Some(true),
+        result.get("structuredContent"),
+    )
+}
+
+/// [`check_result`] for a result an SDK holds as a struct: its `isError` flag and its
+/// `structuredContent`, so nothing is serialised for the check.
+///
+/// ```
+/// use toolschema::mcp::contract::{CheckedTool, check_result_parts};
+/// use serde_json::json;
+///
+/// let tool = CheckedTool::from_json(&json!({"name": "t", "inputSchema": {"type": "object"},
+///     "outputSchema": {"type": "object", "required": ["temp"]}}), &toolschema::Options::new());
+/// assert!(check_result_parts(tool.output_schema(), "t", false, Some(&json!({"temp": 3}))).is_ok());
+/// let bad = check_result_parts(tool.output_schema(), "t", false, Some(&json!({}))).unwrap_err();
+/// assert_eq!(bad.violations()[0].keyword, "required");
+/// // An error result is not held to the output schema.
+/// assert!(check_result_parts(tool.output_schema(), "t", true, None).is_ok());
+/// ```
+///
+/// # Errors
+/// The failures, with locations and reasons and never a value.
+pub fn check_result_parts(
+    output: Option<&Schema>,
+    tool: &str,
+    is_error: bool,
+    structured: Option<&Value>,
+) -> Result<(), Violations> {
     let Some(schema) = output else {
         return Ok(());
     };
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+    if is_error {
         return Ok(());
     }
-    match result.get("structuredContent") {
+    match structured {
         None => Err(Violations::single(
             tool,
             Direction::Result,
@@ -464,7 +645,8 @@ pub fn refuse_result(
     version: ProtocolVersion,
 ) -> Option<Refusal> {
     let headline = format!(
-        "the result of tool {} does not match its output schema",
+        "tool {} produced a result that does not match its own output schema \
+         (a fault of the server, not of the request)",
         violations.tool
     );
     match policy {

@@ -1,7 +1,7 @@
 //! The server: tool registry, `tools/list`, `tools/call`, and JSON-RPC over any line stream.
 
-use super::content::CallToolResult;
 use super::context::{CallContext, LogLevel, Outgoing, Rounds, Sink, Talk, TaskLink};
+use super::contract::{self, OutputPolicy, Refusal};
 use super::jsonrpc::{self, Id, error_line, result_line};
 use super::talkback::{Outstanding, Reply, decode_state, encode_state, read_error};
 use super::tasks::{Outcome, TaskLimits, TaskTable};
@@ -22,9 +22,6 @@ const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
-/// How many validation failures an argument report lists before summarizing the rest.
-const MAX_REPORTED_ERRORS: usize = 20;
 
 /// The longest `progressToken` accepted, in bytes of JSON text: every progress notification
 /// echoes it, so a longer one is refused with `-32602`.
@@ -1571,43 +1568,19 @@ impl Connection {
                 );
             }
         };
-        if !result.is_error()
-            && let Some(schema) = tool.output_schema()
-        {
-            // The server broke its own contract: the client is not to blame, so it gets an
-            // `isError` result naming where, and stderr gets the same.
-            let failures: Option<Vec<String>> = match result.structured_content() {
-                None => Some(vec![
-                    "/: no structuredContent, but the tool declares an output schema".into(),
-                ]),
-                Some(structured) if !schema.is_valid(structured) => Some(
-                    schema
-                        .iter_errors(structured)
-                        .take(MAX_REPORTED_ERRORS)
-                        .map(|e| format!("{e} (schema {})", e.keyword_location()))
-                        .collect(),
-                ),
-                Some(_) => None,
-            };
-            if let Some(failures) = failures {
-                for f in &failures {
-                    eprintln!(
-                        "toolschema mcp: tool {}: result breaks the output schema: {f}",
-                        tool.name()
-                    );
-                }
-                let text = format!(
-                    "tool {} produced a result that does not match its own output schema \
-                     (a fault of the server, not of the request):\n{}",
-                    tool.name(),
-                    failures
-                        .iter()
-                        .map(|f| format!("- {f}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                );
-                let rendered = CallToolResult::error(text).render(req.version, None);
-                return result_line(id, &self.finish_result(rendered, req));
+        // The server broke its own contract: the client is not to blame, so it gets an
+        // `isError` result naming where, and stderr gets the same.
+        if let Err(violations) = contract::check_result_parts(
+            tool.output_schema(),
+            tool.name(),
+            result.is_error(),
+            result.structured_content(),
+        ) {
+            eprintln!("toolschema mcp: {violations}");
+            let refusal =
+                contract::refuse_result(&violations, OutputPolicy::ErrorResult, req.version);
+            if let Some(refusal) = refusal {
+                return self.render_refusal(refusal, req);
             }
         }
         result.mirror_structured();
@@ -1775,39 +1748,20 @@ impl Connection {
 
     /// The answer to arguments that fail the input schema, or `None` when they pass.
     fn check_arguments(&self, tool: &Tool, arguments: &Value, req: &Request) -> Option<String> {
-        if tool.input_schema().is_valid(arguments) {
-            return None;
+        let violations =
+            contract::check_arguments(tool.input_schema(), tool.name(), Some(arguments)).err()?;
+        Some(self.render_refusal(contract::refuse_arguments(&violations, req.version), req))
+    }
+
+    fn render_refusal(&self, refusal: Refusal, req: &Request) -> String {
+        match refusal {
+            Refusal::Error {
+                code,
+                message,
+                data,
+            } => error_line(&req.id, code, &message, Some(&data)),
+            Refusal::Result(result) => result_line(&req.id, &self.finish_result(result, req)),
         }
-        let mut lines: Vec<String> = tool
-            .input_schema()
-            .iter_errors(arguments)
-            .take(MAX_REPORTED_ERRORS + 1)
-            .map(|e| format!("{e}"))
-            .collect();
-        if lines.len() > MAX_REPORTED_ERRORS {
-            lines.truncate(MAX_REPORTED_ERRORS);
-            lines.push("(more errors not shown)".into());
-        }
-        let headline = format!("invalid arguments for tool {}", tool.name());
-        if req.version.reports_argument_errors_as_results() {
-            let text = format!(
-                "{headline}:\n{}",
-                lines
-                    .iter()
-                    .map(|l| format!("- {l}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-            let result = CallToolResult::error(text).render(req.version, None);
-            return Some(result_line(&req.id, &self.finish_result(result, req)));
-        }
-        let message = format!("{headline}: {}", lines.join("; "));
-        Some(error_line(
-            &req.id,
-            jsonrpc::INVALID_PARAMS,
-            &message,
-            Some(&json!({"errors": lines})),
-        ))
     }
 
     /// The number of requests running now: `tools/call` requests and the requests of

@@ -56,6 +56,26 @@ impl ProtocolVersion {
         ProtocolVersion::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
+    /// The revision to speak when a peer names `requested`, never failing: the same
+    /// revision when this crate knows it; otherwise the newest revision reachable through
+    /// `initialize` ([`LATEST_HANDSHAKE`](Self::LATEST_HANDSHAKE)), as the lifecycle's
+    /// version negotiation has the server answer a version it supports (the client then
+    /// decides); and 2025-03-26 when no version is known at all (`None`), as the
+    /// Streamable HTTP transport assumes without a `MCP-Protocol-Version` header.
+    ///
+    /// ```
+    /// use toolschema::mcp::ProtocolVersion;
+    /// assert_eq!(ProtocolVersion::negotiate(Some("2025-06-18")), ProtocolVersion::V2025_06_18);
+    /// assert_eq!(ProtocolVersion::negotiate(Some("2099-01-01")), ProtocolVersion::LATEST_HANDSHAKE);
+    /// assert_eq!(ProtocolVersion::negotiate(None), ProtocolVersion::V2025_03_26);
+    /// ```
+    pub fn negotiate(requested: Option<&str>) -> ProtocolVersion {
+        match requested {
+            None => ProtocolVersion::V2025_03_26,
+            Some(s) => ProtocolVersion::parse(s).unwrap_or(ProtocolVersion::LATEST_HANDSHAKE),
+        }
+    }
+
     /// True for revisions negotiated by `initialize` (before 2026-07-28).
     pub fn uses_handshake(self) -> bool {
         self < ProtocolVersion::V2026_07_28

@@ -202,6 +202,7 @@ macro_rules! eval_at {
 }
 
 // (After `eval_at`, which it uses.)
+mod tagged;
 mod unevaluated;
 
 /// What an evaluation collects.
@@ -1665,6 +1666,9 @@ fn eval_keyword<C: Collector>(
             if any_of(c, span, instance, ctx) {
                 return true;
             }
+            if tagged::report(c, node, k, span, instance, ctx, col) {
+                return false;
+            }
             let children = c.node_list(span);
             let kind = ErrorKind::AnyOf {
                 branches: children.len(),
@@ -1683,6 +1687,9 @@ fn eval_keyword<C: Collector>(
             let matched = one_of_matches(c, span, instance, ctx);
             if matched == 1 {
                 return true;
+            }
+            if matched == 0 && tagged::report(c, node, k, span, instance, ctx, col) {
+                return false;
             }
             let children = c.node_list(span);
             let kind = ErrorKind::OneOf {
@@ -2432,6 +2439,23 @@ fn assertion<C: Collector>(
                     None => crate::format::check(&f.name, s).unwrap_or(true),
                 };
                 ok || !f.assert
+                    || fail!(
+                        col,
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        ErrorKind::Format {
+                            format: f.name.clone()
+                        }
+                    )
+            }
+            // The numeric formats (`uint8`, `int64`, `float`, ...): see format::numeric.
+            Value::Number(n) => {
+                let f = &c.formats[i as usize];
+                f.custom.is_some()
+                    || crate::format::check_number(&f.name, n).unwrap_or(true)
+                    || !f.assert
                     || fail!(
                         col,
                         c,

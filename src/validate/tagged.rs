@@ -1,0 +1,111 @@
+//! Errors of a `oneOf`/`anyOf` whose branches are told apart by one property (a tag):
+//! serde's internally tagged enums, as schemars derives them, compile to
+//! `{"oneOf": [{"properties": {"type": {"const": "circle"}, ...}, "required": ["type"]}, ...]}`.
+//! "Must match exactly one of 3 schemas" tells a model nothing it can fix; the branch its
+//! tag selects, and that branch's own errors (`/radius: must be at least 0`), do. When
+//! the tag selects no branch, the error lists the tag values the branches accept: they come
+//! from the schema, so they are safe to show (the instance's own tag value is not).
+//!
+//! The branches' filters on the tag are the compiler's discriminator dispatch
+//! (`schema::Dispatch`): nothing is computed here until an error is reported.
+
+use super::location::Seg;
+use super::{Collector, Ctx, eval};
+use crate::error::ErrorKind;
+use crate::json;
+use crate::schema::{Compiled, Filter, NodeId, Span};
+use serde_json::Value;
+
+/// Reports the failure of the `oneOf`/`anyOf` keyword `k` of `node` (its branches in
+/// `span`, none of which matched `instance`) through its tag, when it has one and the tag
+/// tells: answers `false` (nothing reported) otherwise, and always when failing fast.
+pub(super) fn report<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    span: Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    if C::FAIL_FAST {
+        return false;
+    }
+    let Value::Object(o) = instance else {
+        return false;
+    };
+    let Some(d) = c
+        .list_dispatch
+        .get(span.start as usize)
+        .and_then(|&i| c.dispatches.get(i as usize))
+    else {
+        return false;
+    };
+    let children = c.node_list(span);
+    let found = json::get_key(o, &d.property);
+    let mut selected = d
+        .filters
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.admits(found))
+        .map(|(j, _)| j);
+    match (selected.next(), selected.next()) {
+        (Some(j), None) => {
+            let Some(&child) = children.get(j) else {
+                return false;
+            };
+            let mut branch = col.branch();
+            eval(c, child, instance, ctx, &mut branch);
+            let kind = ErrorKind::SelectedBranch {
+                keyword: if c.keyword_names[k] == "anyOf" {
+                    "anyOf"
+                } else {
+                    "oneOf"
+                },
+                property: d.property.clone(),
+                branch: j,
+            };
+            col.error(c, ctx, node, k, None, kind, branch.take());
+            true
+        }
+        (None, _) => {
+            // The tag values the branches accept, when every branch lists its own.
+            let mut allowed: Vec<Value> = Vec::new();
+            for f in &d.filters {
+                match f {
+                    Filter::Reject => {}
+                    Filter::Accept {
+                        values: Some(values),
+                        ..
+                    } => {
+                        for v in values {
+                            if !allowed.iter().any(|a| json::equal(a, v)) {
+                                allowed.push(v.clone());
+                            }
+                        }
+                    }
+                    Filter::Accept { values: None, .. } => return false,
+                }
+            }
+            if allowed.is_empty() {
+                return false;
+            }
+            match found {
+                None => {
+                    let kind = ErrorKind::Required {
+                        property: d.property.clone(),
+                    };
+                    col.error(c, ctx, node, k, None, kind, Vec::new());
+                }
+                Some(_) => {
+                    let kind = ErrorKind::enum_of(&allowed);
+                    let at = Some(Seg::Key(&d.property));
+                    col.error(c, ctx, node, k, at, kind, Vec::new());
+                }
+            }
+            true
+        }
+        // Several branches accept the tag: it does not decide.
+        (Some(_), Some(_)) => false,
+    }
+}
