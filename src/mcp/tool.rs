@@ -494,16 +494,8 @@ impl ToolBuilder {
     pub fn build(self) -> Result<Tool, ToolError> {
         let name = self.name;
         let err = |m: String| ToolError::new(&name, m);
-        if name.is_empty() || name.chars().count() > 128 {
-            return Err(err("a tool name must be 1 to 128 characters long".into()));
-        }
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        {
-            return Err(err(
-                "a tool name may contain only A-Z, a-z, 0-9, '_', '-' and '.'".into(),
-            ));
+        if let Some(problem) = super::contract::tool_name_problem(&name) {
+            return Err(err(problem.into()));
         }
         if let Some(e) = self.error {
             return Err(err(e));
