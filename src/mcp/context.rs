@@ -1,12 +1,15 @@
 //! What a handler knows about its call: protocol version, cancellation, progress, logging.
 
+use super::jsonrpc::Id;
 use super::version::ProtocolVersion;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Sends one JSON-RPC message (already serialized) to the client.
-pub(crate) type Sink = Arc<dyn Fn(String, Outgoing) + Send + Sync>;
+/// Sends one JSON-RPC message (already serialized) to the client, with the id of the request
+/// it answers or relates to (a call's progress and log entries), when there is one: the HTTP
+/// transport sends it on that request's stream.
+pub(crate) type Sink = Arc<dyn Fn(String, Outgoing, Option<&Id>) + Send + Sync>;
 
 /// What an outgoing message is: a transport short of room may drop notifications, never
 /// answers.
@@ -85,6 +88,8 @@ pub struct CallContext {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) client_info: Option<Value>,
     pub(crate) tool: String,
+    /// The id of the `tools/call` request.
+    pub(crate) request: Id,
 }
 
 impl CallContext {
@@ -94,10 +99,11 @@ impl CallContext {
             version,
             cancelled: Arc::new(AtomicBool::new(false)),
             progress_token: None,
-            sink: Arc::new(|_, _| {}),
+            sink: Arc::new(|_, _, _| {}),
             log_level: None,
             client_info: None,
             tool: String::new(),
+            request: Id::null(),
         }
     }
 
@@ -149,6 +155,7 @@ impl CallContext {
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
                 .to_string(),
             Outgoing::Notification,
+            Some(&self.request),
         );
     }
 
@@ -163,6 +170,7 @@ impl CallContext {
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
                 .to_string(),
             Outgoing::Notification,
+            Some(&self.request),
         );
     }
 }

@@ -267,10 +267,10 @@ impl Server {
     /// text each, without newline) go to `output`. Use it to put the server on any
     /// transport; [`serve`](Self::serve) is the newline-delimited one.
     pub fn connect(&self, output: impl Fn(String) + Send + Sync + 'static) -> Connection {
-        self.connect_sink(Arc::new(move |line, _| output(line)))
+        self.connect_sink(Arc::new(move |line, _, _| output(line)))
     }
 
-    fn connect_sink(&self, sink: Sink) -> Connection {
+    pub(crate) fn connect_sink(&self, sink: Sink) -> Connection {
         Connection {
             server: self.clone(),
             state: Arc::new(ConnState {
@@ -320,7 +320,7 @@ impl Server {
         };
         let conn = {
             let outbox = Arc::clone(&outbox);
-            self.connect_sink(Arc::new(move |line, kind| outbox.push(line, kind)))
+            self.connect_sink(Arc::new(move |line, kind, _| outbox.push(line, kind)))
         };
         let mut reader = BufReader::new(input);
         let mut buf = Vec::new();
@@ -651,7 +651,7 @@ struct Answer {
 
 impl Connection {
     fn send(&self, line: String) {
-        (self.state.sink)(line, Outgoing::Answer);
+        (self.state.sink)(line, Outgoing::Answer, None);
     }
 
     /// Handles one message (a JSON-RPC request, notification, response or batch).
@@ -664,7 +664,7 @@ impl Connection {
             return self.handle_batch(message);
         }
         if let Some(answer) = self.process(message, Mode::Spawn) {
-            self.send(answer.line);
+            (self.state.sink)(answer.line, Outgoing::Answer, Some(&answer.id));
         }
     }
 
@@ -757,7 +757,7 @@ impl Connection {
                 running.batch_slots -= slots;
                 running.bytes -= held;
                 if let Some(answer) = answer {
-                    (this.state.sink)(answer, Outgoing::Answer);
+                    (this.state.sink)(answer, Outgoing::Answer, None);
                 }
                 drop(running);
                 this.state.idle.notify_all();
@@ -1105,6 +1105,7 @@ impl Connection {
                 req.id.raw()
             ),
             Outgoing::Answer,
+            Some(&req.id),
         );
         Ok(None)
     }
@@ -1334,6 +1335,7 @@ impl Connection {
             log_level,
             client_info,
             tool: tool.name().to_string(),
+            request: req.id.clone(),
         };
         let undo = {
             let state = Arc::clone(&self.state);
@@ -1362,7 +1364,7 @@ impl Connection {
             running.bytes -= held;
             let answer = match (deliver, answer) {
                 (true, Some(a)) => {
-                    (this.state.sink)(a, Outgoing::Answer);
+                    (this.state.sink)(a, Outgoing::Answer, Some(&req.id));
                     None
                 }
                 (_, a) => a,
