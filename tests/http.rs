@@ -42,8 +42,26 @@ fn tools() -> Vec<Tool> {
         })
         .build()
         .unwrap();
-    vec![echo, steps]
+    let wait = Tool::builder("wait")
+        .description("waits up to 10 s for its cancellation, and records it")
+        .input_schema(json!({"type": "object"}))
+        .handler(|_, ctx| {
+            for _ in 0..200 {
+                if ctx.is_cancelled() {
+                    CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Ok(CallToolResult::text("waited"))
+        })
+        .build()
+        .unwrap();
+    vec![echo, steps, wait]
 }
+
+/// Set by the `wait` tool when it sees its call cancelled.
+static CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// A server on a free port, serving on a thread; its endpoint URL.
 fn start(options: HttpOptions) -> String {
@@ -255,7 +273,7 @@ fn concurrent_calls_keep_their_notifications_apart() {
                         assert_eq!(v["params"]["progressToken"], format!("tok{i}"));
                     }
                 }
-                assert_eq!(events.last().unwrap().1.contains("all steps done"), true);
+                assert!(events.last().unwrap().1.contains("all steps done"));
             })
         })
         .collect();
@@ -527,6 +545,32 @@ fn the_2026_07_28_era_is_stateless_and_checks_its_headers() {
         &future,
     );
     assert_eq!(r.status(), 400);
+    // Closing a call's stream cancels the call.
+    let wait = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "wait", "arguments": {}, "_meta": meta}})
+    .to_string();
+    let r = post(
+        &url,
+        &[v, ("mcp-method", "tools/call"), ("mcp-name", "wait")],
+        &wait,
+    );
+    assert_eq!(r.status(), 200);
+    let mut first = [0u8; 8];
+    let mut r = r;
+    r.read_exact(&mut first).unwrap();
+    drop(r);
+    let mut cancelled = false;
+    for _ in 0..100 {
+        if CANCELLED.load(std::sync::atomic::Ordering::SeqCst) {
+            cancelled = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        cancelled,
+        "the call was not cancelled when its stream closed"
+    );
     // No sessions, so no GET stream.
     let r = client()
         .get(&url)

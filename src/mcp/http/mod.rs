@@ -159,7 +159,8 @@ impl HttpOptions {
         self
     }
 
-    /// How long a session may go without a request before it ends (default 30 minutes).
+    /// How long a session may go without a request, and with none of its streams read,
+    /// before it ends (default 30 minutes).
     pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.session_idle_timeout = timeout;
         self

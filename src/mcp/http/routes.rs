@@ -208,6 +208,11 @@ impl HttpSession {
         *lock(&self.last_used) = Instant::now();
     }
 
+    /// True while a client reads one of the session's streams.
+    pub(crate) fn has_reader(&self) -> bool {
+        lock(&self.routes).streams.values().any(|s| s.attached)
+    }
+
     pub(crate) fn idle_for(&self) -> Duration {
         lock(&self.last_used).elapsed()
     }

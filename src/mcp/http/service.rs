@@ -42,14 +42,15 @@ impl Shared {
         }
     }
 
-    /// Ends the sessions idle past the timeout; true when any ended.
+    /// Ends the sessions idle past the timeout (none of whose streams is being read); true
+    /// when any ended.
     fn sweep(&self) -> bool {
         let timeout = self.options.session_idle_timeout;
         let idle: Vec<Arc<HttpSession>> = {
             let mut sessions = lock(&self.sessions);
             let ids: Vec<String> = sessions
                 .iter()
-                .filter(|(_, s)| s.idle_for() >= timeout)
+                .filter(|(_, s)| s.idle_for() >= timeout && !s.has_reader())
                 .map(|(id, _)| id.clone())
                 .collect();
             ids.iter().filter_map(|id| sessions.remove(id)).collect()
@@ -772,6 +773,8 @@ fn delete(shared: &Shared, headers: &HeaderMap) -> Reply {
 }
 
 /// The session a GET or DELETE names; 405 without one at 2026-07-28, which has none.
+// The error is the reply itself, built once on a rare path: boxing buys nothing.
+#[allow(clippy::result_large_err)]
 fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, Reply> {
     match header_str(headers, SESSION_HEADER) {
         Some(id) => lock(&shared.sessions)
