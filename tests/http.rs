@@ -528,8 +528,14 @@ fn the_2026_07_28_era_is_stateless_and_checks_its_headers() {
         &echo,
     );
     assert_eq!(r.status(), 200);
-    let events = read_events(r, |m| m["id"] == 2);
-    assert!(events.last().unwrap().1.contains("hé"), "{events:?}");
+    // JSON when the answer was ready at once, else SSE: both are the spec's.
+    let answer = if header(r.headers(), "content-type").unwrap() == "application/json" {
+        json_body(r)
+    } else {
+        let events = read_events(r, |m| m["id"] == 2);
+        serde_json::from_str(&events.last().unwrap().1).unwrap()
+    };
+    assert_eq!(answer["result"]["content"][0]["text"], "hé", "{answer}");
     // Unknown methods are 404 with a JSON-RPC body; an unknown version is 400.
     let nope = json!({"jsonrpc": "2.0", "id": 3, "method": "nope/nope", "params": {"_meta": meta}})
         .to_string();
@@ -545,6 +551,24 @@ fn the_2026_07_28_era_is_stateless_and_checks_its_headers() {
         &future,
     );
     assert_eq!(r.status(), 400);
+    // subscriptions/listen: acknowledged, and the stream stays open.
+    let listen = json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+        "params": {"notifications": {}, "_meta": meta}})
+    .to_string();
+    let r = post(&url, &[v, ("mcp-method", "subscriptions/listen")], &listen);
+    assert_eq!(
+        header(r.headers(), "content-type").unwrap(),
+        "text/event-stream"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let events = read_events(r, |m| m["id"] == 5);
+        let _ = tx.send(events);
+    });
+    assert!(
+        rx.recv_timeout(Duration::from_millis(500)).is_err(),
+        "the listen stream stays open"
+    );
     // Closing a call's stream cancels the call.
     let wait = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"name": "wait", "arguments": {}, "_meta": meta}})

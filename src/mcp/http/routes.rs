@@ -239,7 +239,9 @@ impl HttpSession {
         let Some(stream) = routes.streams.get_mut(&no) else {
             return;
         };
-        let answer = kind == Outgoing::Answer;
+        // A response ends its stream; a notification that must not be dropped (the
+        // acknowledgement of `subscriptions/listen`) does not.
+        let answer = kind == Outgoing::Answer && !is_notification(&line);
         if stream.json.is_some() {
             if answer && let Some(tx) = stream.json.take() {
                 let _ = tx.send(line);
@@ -287,6 +289,14 @@ fn remove_stream(routes: &mut Routes, no: u64) {
             routes.standalone = None;
         }
     }
+}
+
+fn is_notification(line: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method {
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Method>(line).is_ok_and(|m| m.method.is_some())
 }
 
 /// The version an `initialize` answer negotiated.
