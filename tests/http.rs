@@ -329,7 +329,7 @@ fn a_stream_closed_by_polling_resumes_with_last_event_id() {
 
 #[test]
 fn get_opens_one_server_stream_per_session() {
-    let url = start(HttpOptions::new());
+    let url = start(HttpOptions::new().keep_alive(Duration::from_millis(100)));
     let sid = initialize(&url);
     let get = || {
         client()
@@ -339,7 +339,7 @@ fn get_opens_one_server_stream_per_session() {
             .send()
             .unwrap()
     };
-    let first = get();
+    let mut first = get();
     assert_eq!(first.status(), 200);
     assert_eq!(
         header(first.headers(), "content-type").unwrap(),
@@ -353,6 +353,13 @@ fn get_opens_one_server_stream_per_session() {
         .send()
         .unwrap();
     assert_eq!(no_sse.status(), 406);
+    // A quiet stream gets keep-alive comments: after the priming event, a `:` line.
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("\n:\n") {
+        first.read_exact(&mut byte).unwrap();
+        seen.push(byte[0]);
+    }
     drop(first);
 }
 

@@ -70,6 +70,7 @@ pub struct HttpOptions {
     pub(crate) poll_after: Option<Duration>,
     pub(crate) retry: Duration,
     pub(crate) header_timeout: Duration,
+    pub(crate) keep_alive: Duration,
 }
 
 impl Default for HttpOptions {
@@ -81,7 +82,8 @@ impl Default for HttpOptions {
 impl HttpOptions {
     /// The defaults: endpoint `/mcp`; hosts `localhost`, `127.0.0.1`, `[::1]`; bodies up to
     /// 4 MiB; 64 sessions, 32 streams per session, 256 connections; 64 events kept per
-    /// stream for resumption; sessions idle for 30 minutes end.
+    /// stream for resumption; sessions idle for 30 minutes end; quiet SSE streams get a
+    /// comment line every 15 s.
     pub fn new() -> HttpOptions {
         HttpOptions {
             path: "/mcp".into(),
@@ -96,6 +98,7 @@ impl HttpOptions {
             poll_after: None,
             retry: Duration::from_secs(1),
             header_timeout: Duration::from_secs(30),
+            keep_alive: Duration::from_secs(15),
         }
     }
 
@@ -177,6 +180,13 @@ impl HttpOptions {
     /// The `retry` delay announced on SSE streams (default 1 s).
     pub fn retry(mut self, retry: Duration) -> HttpOptions {
         self.retry = retry;
+        self
+    }
+
+    /// How often a quiet SSE stream gets a comment line, so that proxies and clients do
+    /// not close it as idle (default 15 s).
+    pub fn keep_alive(mut self, every: Duration) -> HttpOptions {
+        self.keep_alive = every.max(Duration::from_millis(10));
         self
     }
 

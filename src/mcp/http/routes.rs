@@ -344,6 +344,8 @@ pub(crate) struct SseBody {
     /// The priming event (id and empty data, with the `retry` delay), sent first.
     priming: Option<Bytes>,
     poll: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// When a quiet stream next gets a comment line.
+    keep_alive: (Duration, Pin<Box<tokio::time::Sleep>>),
     finished: bool,
 }
 
@@ -356,6 +358,7 @@ impl SseBody {
         after: u64,
         prime: Option<Duration>,
         poll_after: Option<Duration>,
+        keep_alive: Duration,
     ) -> Option<SseBody> {
         {
             let mut routes = lock(&session.routes);
@@ -381,6 +384,7 @@ impl SseBody {
             sent: after,
             priming,
             poll,
+            keep_alive: (keep_alive, Box::pin(tokio::time::sleep(keep_alive))),
             finished: false,
         })
     }
@@ -440,6 +444,11 @@ impl Body for SseBody {
             s.attached = false;
             this.poll = None;
             return Poll::Ready(None);
+        }
+        let (every, sleep) = &mut this.keep_alive;
+        if sleep.as_mut().poll(cx).is_ready() {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))));
         }
         s.waker = Some(cx.waker().clone());
         Poll::Pending

@@ -544,6 +544,7 @@ async fn answer(
         0,
         prime,
         shared.options.poll_after,
+        shared.options.keep_alive,
     ) {
         Some(body) => sse_reply(body),
         None => rpc_error(
@@ -739,6 +740,7 @@ fn get(shared: &Shared, headers: &HeaderMap) -> Reply {
             after,
             None,
             shared.options.poll_after,
+            shared.options.keep_alive,
         ) {
             Some(body) => sse_reply(body),
             None => conflict(),
@@ -754,7 +756,14 @@ fn get(shared: &Shared, headers: &HeaderMap) -> Reply {
     let prime = version
         .filter(|v| *v >= ProtocolVersion::V2025_11_25)
         .map(|_| shared.options.retry);
-    match SseBody::attach(Arc::clone(&session), stream, 0, prime, None) {
+    match SseBody::attach(
+        Arc::clone(&session),
+        stream,
+        0,
+        prime,
+        None,
+        shared.options.keep_alive,
+    ) {
         Some(body) => sse_reply(body),
         None => conflict(),
     }
