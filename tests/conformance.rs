@@ -4,13 +4,14 @@
 //!
 //! Every server scenario of the pinned suite is in exactly one list below: those that apply
 //! to a tools server must pass (no failure, no warning), those for resources, prompts and
-//! completion do not apply, and those waiting for sampling and elicitation from a handler
-//! are pending. `bash .ci/run` installs the suite and the Node >= 22 it needs (the npm
+//! completion do not apply. `bash .ci/run` installs the suite and the Node >= 22 it needs (the npm
 //! package `node`); missing locally, the test says so and skips; with `CI=true` it fails.
 #![cfg(feature = "http")]
 
 #[path = "conformance/fixtures.rs"]
 mod fixtures;
+#[path = "conformance/talkback_tools.rs"]
+mod talkback_tools;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -38,16 +39,14 @@ const APPLICABLE: &[&str] = &[
     "server-sse-polling",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
-];
-
-/// Scenarios that need sampling or elicitation from inside a tool (the handler context that
-/// talks back, merged separately): they move to `APPLICABLE` once their fixtures exist.
-const PENDING_MERGE: &[&str] = &[
     "tools-call-sampling",
     "tools-call-elicitation",
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
 ];
+
+/// Scenarios that wait for a server feature still to be merged: empty now.
+const PENDING_MERGE: &[&str] = &[];
 
 /// Scenarios for server features a tools layer does not have (resources, prompts,
 /// completion); the README lists them with the reason.
@@ -101,6 +100,13 @@ fn conformance(dir: &Path, args: &[&str]) -> (bool, String) {
 fn start_fixture_server() -> String {
     let server = Server::builder("toolschema-conformance", env!("CARGO_PKG_VERSION"))
         .tools(fixtures::tools())
+        // The fixtures that sample and elicit through the handler's context.
+        .tools([
+            talkback_tools::sampling(),
+            talkback_tools::elicitation(),
+            talkback_tools::elicitation_sep1034_defaults(),
+            talkback_tools::elicitation_sep1330_enums(),
+        ])
         .build()
         .expect("fixture server");
     // test_reconnection outlasts the polling delay, so its stream closes mid-call.

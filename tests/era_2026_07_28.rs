@@ -371,13 +371,14 @@ fn discover_answers_exactly_the_schema() {
 /// (2025-11-25 tasks): this server offers no tasks, so it advertises none, and a tool that
 /// would require one is listed (and run) as a plain call.
 #[test]
-fn tasks_are_not_advertised_and_required_is_not_listed() {
+fn tasks_are_offered_at_2025_11_25_only_and_required_is_listed() {
     let c = Client::new(&server());
     let init = c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert_eq!(
         init["result"]["capabilities"],
-        json!({"tools": {"listChanged": false}, "logging": {}})
+        json!({"tools": {"listChanged": false}, "logging": {},
+            "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}})
     );
     let listed = c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     let tools = listed["result"]["tools"].as_array().unwrap();
@@ -386,15 +387,23 @@ fn tasks_are_not_advertised_and_required_is_not_listed() {
         tool("maybe_task")["execution"],
         json!({"taskSupport": "optional"})
     );
-    assert!(
-        tool("must_task").get("execution").is_none(),
-        "{}",
-        tool("must_task")
+    assert_eq!(
+        tool("must_task")["execution"],
+        json!({"taskSupport": "required"})
     );
+    // Called without `task`, a required tool gets the error the spec names.
     let ran = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "must_task"}}));
-    assert_eq!(ran["result"]["content"][0]["text"], "ran");
-    // At 2026-07-28 `execution` is not part of Tool at all.
+    assert_eq!(ran["error"]["code"], -32601, "{ran}");
+    // At 2026-07-28 tasks left the core protocol (an extension this server does not
+    // offer): no `tasks` capability, no `execution` in Tool, and the tool runs as a call.
     let c = Client::new(&server());
+    let discovered = c.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}}),
+    );
+    assert!(
+        discovered["result"]["capabilities"].get("tasks").is_none(),
+        "{discovered}"
+    );
     let listed = c.send(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}),
     );
@@ -406,6 +415,9 @@ fn tasks_are_not_advertised_and_required_is_not_listed() {
             .iter()
             .all(|t| t.get("execution").is_none())
     );
+    let ran = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "must_task", "_meta": meta()}}));
+    assert_eq!(ran["result"]["content"][0]["text"], "ran", "{ran}");
 }
 
 /// Also checked: progress at 2026-07-28 (`_meta.progressToken`, ProgressNotificationParams),

@@ -1,10 +1,18 @@
-//! What a handler knows about its call: protocol version, cancellation, progress, logging.
+//! What a handler knows about its call: protocol version, cancellation, progress, logging,
+//! and the requests it may make to the client.
 
 use super::jsonrpc::Id;
+use super::talkback::{
+    self, ClientRequestError, Outstanding, Reply, check_elicit_answer, check_elicitation,
+    check_sampling_answer,
+};
+use super::tasks::{META_RELATED_TASK, Status};
 use super::version::ProtocolVersion;
-use serde_json::{Value, json};
-use std::sync::Arc;
+use serde_json::{Map, Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Sends one JSON-RPC message (already serialized) to the client, with the id of the request
 /// it answers or relates to (a call's progress and log entries), when there is one: the HTTP
@@ -88,8 +96,36 @@ pub struct CallContext {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) client_info: Option<Value>,
     pub(crate) tool: String,
+    /// The way back to the client, when the call came over a connection.
+    pub(crate) talk: Option<Talk>,
     /// The id of the `tools/call` request.
     pub(crate) request: Id,
+}
+
+/// What a handler needs to make requests to the client.
+pub(crate) struct Talk {
+    pub(crate) outstanding: Arc<Outstanding>,
+    /// The client's declared capabilities (the session's, or the request's at 2026-07-28).
+    pub(crate) capabilities: Option<Value>,
+    /// The task the call runs as, and how to report its status.
+    pub(crate) task: Option<TaskLink>,
+    /// At 2026-07-28: the rounds of a multi round-trip call.
+    pub(crate) rounds: Option<Mutex<Rounds>>,
+}
+
+/// Reports a task's `working` / `input_required` status.
+pub(crate) struct TaskLink {
+    pub(crate) id: String,
+    pub(crate) set_status: Box<dyn Fn(Status) + Send + Sync>,
+}
+
+/// A 2026-07-28 call's input requests: the answers the client has given (this round and
+/// the earlier ones, from `requestState`), and what this round asks for.
+#[derive(Default)]
+pub(crate) struct Rounds {
+    pub(crate) answers: Map<String, Value>,
+    pub(crate) asked: Map<String, Value>,
+    pub(crate) count: u64,
 }
 
 impl CallContext {
@@ -104,6 +140,7 @@ impl CallContext {
             client_info: None,
             tool: String::new(),
             request: Id::null(),
+            talk: None,
         }
     }
 
@@ -151,6 +188,7 @@ impl CallContext {
                 obj.insert("message".into(), Value::from(m));
             }
         }
+        self.tie_to_task(&mut params);
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
                 .to_string(),
@@ -165,12 +203,198 @@ impl CallContext {
         if self.log_level.is_none_or(|min| level < min) {
             return;
         }
-        let params = json!({"level": level.as_str(), "logger": self.tool, "data": message});
+        let mut params = json!({"level": level.as_str(), "logger": self.tool, "data": message});
+        self.tie_to_task(&mut params);
         (self.sink)(
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
                 .to_string(),
             Outgoing::Notification,
             Some(&self.request),
         );
+    }
+
+    /// In a task, every message about it carries the related-task `_meta` (2025-11-25).
+    fn tie_to_task(&self, params: &mut Value) {
+        let Some(task) = self.talk.as_ref().and_then(|t| t.task.as_ref()) else {
+            return;
+        };
+        if let Some(obj) = params.as_object_mut() {
+            let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(META_RELATED_TASK.into(), json!({"taskId": task.id}));
+            }
+        }
+    }
+
+    /// Asks the client to sample an LLM (`sampling/createMessage`, `CreateMessageRequest`
+    /// params) and returns its `CreateMessageResult` (`role`, `content`, `model` checked).
+    ///
+    /// Waits up to `timeout`, and ends early when the call is cancelled. In a task, the
+    /// request carries the task's related-task `_meta` and the task shows `input_required`
+    /// meanwhile. At protocol 2026-07-28 see [`ClientRequestError::InputRequired`].
+    ///
+    /// # Errors
+    /// See [`ClientRequestError`]; the client must have declared `sampling`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolschema::mcp::{CallToolResult, Tool};
+    /// let ask = Tool::builder("ask")
+    ///     .handler(|_, ctx| {
+    ///         let answer = ctx.create_message(
+    ///             serde_json::json!({"messages": [{"role": "user",
+    ///                 "content": {"type": "text", "text": "Say hi"}}], "maxTokens": 20}),
+    ///             Duration::from_secs(60),
+    ///         )?;
+    ///         Ok(CallToolResult::text(answer["content"]["text"].as_str().unwrap_or_default()))
+    ///     })
+    ///     .build()?;
+    /// # Ok::<(), toolschema::mcp::ToolError>(())
+    /// ```
+    pub fn create_message(
+        &self,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientRequestError> {
+        let answer = self.request("sampling/createMessage", params, timeout)?;
+        check_sampling_answer(&answer)?;
+        Ok(answer)
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`) and returns its
+    /// `ElicitResult` (`action`, and `content` when accepted).
+    ///
+    /// Before anything is sent, a form's `requestedSchema` is checked against the
+    /// restricted subset the spec allows at the negotiated version (a flat object of
+    /// string, number, boolean and enum properties) and compiled; accepted content is
+    /// validated against it. URL mode (`"mode": "url"`, 2025-11-25) needs the client's
+    /// `elicitation.url` capability.
+    ///
+    /// # Errors
+    /// See [`ClientRequestError`]: [`InvalidRequest`](ClientRequestError::InvalidRequest)
+    /// and [`InvalidAnswer`](ClientRequestError::InvalidAnswer) list locations, never
+    /// values.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolschema::mcp::{CallContext, ClientRequestError, ProtocolVersion};
+    /// let ctx = CallContext::detached(ProtocolVersion::V2025_11_25);
+    /// // A nested object is not a form field: refused before anything is sent.
+    /// let asked = ctx.elicit(serde_json::json!({"message": "Address?", "requestedSchema":
+    ///     {"type": "object", "properties": {"address": {"type": "object"}}}}), Duration::from_secs(1));
+    /// assert!(matches!(asked, Err(ClientRequestError::InvalidRequest(_))));
+    /// ```
+    pub fn elicit(&self, params: Value, timeout: Duration) -> Result<Value, ClientRequestError> {
+        let form = check_elicitation(&params, self.version)?;
+        let answer = self.request("elicitation/create", params, timeout)?;
+        check_elicit_answer(&answer, form.as_ref())?;
+        Ok(answer)
+    }
+
+    /// Sends any request to the client and returns its result object (unchecked beyond
+    /// being an object). `sampling/createMessage`, `elicitation/create` and `roots/list`
+    /// need the matching client capability.
+    ///
+    /// # Errors
+    /// See [`ClientRequestError`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolschema::mcp::{CallContext, ClientRequestError, ProtocolVersion};
+    /// let ctx = CallContext::detached(ProtocolVersion::V2025_06_18);
+    /// let roots = ctx.request("ping", serde_json::json!({}), Duration::from_secs(1));
+    /// assert_eq!(roots, Err(ClientRequestError::ConnectionClosed));
+    /// ```
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientRequestError> {
+        if self.is_cancelled() {
+            return Err(ClientRequestError::Cancelled);
+        }
+        let caps = self.talk.as_ref().and_then(|t| t.capabilities.as_ref());
+        talkback::required_capability(method, &params, self.version, caps)?;
+        let Some(talk) = &self.talk else {
+            return Err(ClientRequestError::ConnectionClosed);
+        };
+        if !params.is_object() {
+            return Err(ClientRequestError::InvalidRequest(vec![
+                "params must be an object".into(),
+            ]));
+        }
+        if let Some(rounds) = &talk.rounds {
+            // 2026-07-28: no server-to-client requests; the call answers `input_required`.
+            let mut r = rounds.lock().unwrap_or_else(|p| p.into_inner());
+            r.count += 1;
+            let key = format!("toolschema-{}", r.count);
+            if let Some(answer) = r.answers.get(&key) {
+                return match answer {
+                    Value::Object(_) => Ok(answer.clone()),
+                    _ => Err(ClientRequestError::InvalidAnswer(vec![format!(
+                        "/inputResponses/{key} must be an object"
+                    )])),
+                };
+            }
+            r.asked
+                .insert(key, json!({"method": method, "params": params}));
+            return Err(ClientRequestError::InputRequired);
+        }
+        let mut params = params;
+        self.tie_to_task(&mut params);
+        let Some((key, rx)) = talk.outstanding.open() else {
+            return Err(ClientRequestError::ConnectionClosed);
+        };
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{key},\"method\":{},\"params\":{params}}}",
+            Value::from(method)
+        );
+        if let Some(task) = &talk.task {
+            (task.set_status)(Status::InputRequired);
+        }
+        // A request is never dropped for a slow reader, like an answer.
+        (self.sink)(line, Outgoing::Answer, Some(&self.request));
+        let deadline = Instant::now() + timeout;
+        let outcome = loop {
+            let now = Instant::now();
+            if self.is_cancelled() || now >= deadline {
+                talk.outstanding.forget(&key);
+                let (error, reason) = if self.is_cancelled() {
+                    (ClientRequestError::Cancelled, "the call was cancelled")
+                } else {
+                    (ClientRequestError::Timeout, "timed out")
+                };
+                (self.sink)(
+                    format!(
+                        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{key},\"reason\":\"{reason}\"}}}}"
+                    ),
+                    Outgoing::Notification,
+                    Some(&self.request),
+                );
+                break Err(error);
+            }
+            // Short waits, so that a cancelled call stops waiting promptly.
+            match rx.recv_timeout((deadline - now).min(Duration::from_millis(50))) {
+                Ok(Reply::Result(v)) if v.is_object() => break Ok(v),
+                Ok(Reply::Result(_) | Reply::Garbage) => {
+                    break Err(ClientRequestError::InvalidAnswer(vec![
+                        "the response is neither a result object nor an error with a code and a message"
+                            .into(),
+                    ]));
+                }
+                Ok(Reply::Error { code, message }) => {
+                    break Err(ClientRequestError::Rejected { code, message });
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Err(ClientRequestError::ConnectionClosed);
+                }
+            }
+        };
+        if let Some(task) = &talk.task {
+            (task.set_status)(Status::Working);
+        }
+        outcome
     }
 }

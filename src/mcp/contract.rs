@@ -394,6 +394,12 @@ fn error_result(text: String, version: ProtocolVersion) -> Value {
     result
 }
 
+/// A call that failed for a reason other than its schemas (e.g. a result too large to
+/// relay): an `isError` result the model can read, shaped for `version`.
+pub fn failed_call(text: String, version: ProtocolVersion) -> Refusal {
+    Refusal::Result(error_result(text, version))
+}
+
 /// The refusal of invalid arguments a client at `version` expects: JSON-RPC `-32602` up to
 /// 2025-06-18, an `isError` result from 2025-11-25 on.
 pub fn refuse_arguments(violations: &Violations, version: ProtocolVersion) -> Refusal {

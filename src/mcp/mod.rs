@@ -67,6 +67,8 @@ pub mod jsonrpc;
 pub mod proxy;
 mod serve;
 mod server;
+mod talkback;
+mod tasks;
 pub mod testing;
 mod tool;
 mod version;
@@ -74,6 +76,7 @@ mod version;
 pub use content::{CallToolResult, Content, ResultShapeError};
 pub use context::{CallContext, LogLevel};
 pub use server::{Connection, MAX_PROGRESS_TOKEN_BYTES, Server, ServerBuilder};
+pub use talkback::ClientRequestError;
 pub use tool::{
     HandlerError, TaskSupport, Tool, ToolAnnotations, ToolBuilder, ToolError, from_arguments,
 };

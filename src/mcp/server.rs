@@ -1,9 +1,11 @@
 //! The server: tool registry, `tools/list`, `tools/call`, and JSON-RPC over any line stream.
 
 use super::content::CallToolResult;
-use super::context::{CallContext, LogLevel, Outgoing, Sink};
+use super::context::{CallContext, LogLevel, Outgoing, Rounds, Sink, Talk, TaskLink};
 use super::jsonrpc::{self, Id, error_line, result_line};
-use super::tool::{Tool, ToolError, WRAP_KEY};
+use super::talkback::{Outstanding, Reply, decode_state, encode_state, read_error};
+use super::tasks::{Outcome, TaskLimits, TaskTable};
+use super::tool::{TaskSupport, Tool, ToolError, WRAP_KEY};
 use super::version::ProtocolVersion;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -48,6 +50,7 @@ pub struct ServerBuilder {
     write_timeout: Duration,
     list_ttl_ms: u64,
     shutdown_grace: Duration,
+    tasks: TaskLimits,
 }
 
 impl ServerBuilder {
@@ -69,7 +72,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Tools per `tools/list` page (default 100; at least 1).
+    /// Tools per `tools/list` page, and tasks per `tasks/list` page (default 100; at
+    /// least 1).
     pub fn page_size(mut self, n: usize) -> ServerBuilder {
         self.page_size = n.max(1);
         self
@@ -142,6 +146,27 @@ impl ServerBuilder {
         self
     }
 
+    /// The most tasks one connection keeps at once, running or finished (default 256). A
+    /// finished task makes room for a new one; a task-augmented call finding only running
+    /// tasks is answered with `-32000`.
+    pub fn max_tasks(mut self, n: usize) -> ServerBuilder {
+        self.tasks.max_tasks = n.max(1);
+        self
+    }
+
+    /// The longest a finished task is kept (default 1 hour): a client asking for a longer
+    /// `ttl` gets this one, and one asking for none gets it too.
+    pub fn task_ttl(mut self, ttl: Duration) -> ServerBuilder {
+        self.tasks.max_ttl = ttl;
+        self
+    }
+
+    /// The `pollInterval` suggested to clients polling `tasks/get` (default 500 ms).
+    pub fn task_poll_interval(mut self, interval: Duration) -> ServerBuilder {
+        self.tasks.poll_interval = interval;
+        self
+    }
+
     /// Finishes the server.
     ///
     /// # Errors
@@ -152,14 +177,13 @@ impl ServerBuilder {
             if index.insert(t.name().to_string(), i).is_some() {
                 return Err(ToolError::duplicate(t.name()));
             }
-            if requires_tasks(t) {
-                eprintln!(
-                    "toolschema mcp: tool {}: execution.taskSupport \"required\" is not listed: \
-                     this server does not offer tasks, and runs the tool as a plain call",
-                    clip(t.name())
-                );
-            }
         }
+        let offers_tasks = self.tools.iter().any(|t| {
+            matches!(
+                t.task_support(),
+                TaskSupport::Optional | TaskSupport::Required
+            )
+        });
         Ok(Server {
             inner: Arc::new(ServerInner {
                 name: self.name,
@@ -177,6 +201,8 @@ impl ServerBuilder {
                 write_timeout: self.write_timeout,
                 list_ttl_ms: self.list_ttl_ms,
                 shutdown_grace: self.shutdown_grace,
+                tasks: self.tasks,
+                offers_tasks,
             }),
         })
     }
@@ -218,6 +244,9 @@ struct ServerInner {
     write_timeout: Duration,
     list_ttl_ms: u64,
     shutdown_grace: Duration,
+    tasks: TaskLimits,
+    /// Some tool may run as a task: the `tasks` capability is offered (2025-11-25).
+    offers_tasks: bool,
 }
 
 impl std::fmt::Debug for Server {
@@ -247,6 +276,11 @@ impl Server {
             write_timeout: Duration::from_secs(30),
             list_ttl_ms: 60_000,
             shutdown_grace: Duration::from_secs(5),
+            tasks: TaskLimits {
+                max_tasks: 256,
+                max_ttl: Duration::from_secs(3600),
+                poll_interval: Duration::from_millis(500),
+            },
         }
     }
 
@@ -278,6 +312,8 @@ impl Server {
                 session: Mutex::new(Session::default()),
                 running: Mutex::new(Running::default()),
                 idle: Condvar::new(),
+                outstanding: Arc::new(Outstanding::default()),
+                tasks: Mutex::new(TaskTable::new(self.inner.tasks)),
             }),
         }
     }
@@ -555,6 +591,8 @@ struct Session {
     negotiated: Option<ProtocolVersion>,
     client_info: Option<Value>,
     log_level: Option<LogLevel>,
+    /// The client's `capabilities` from `initialize`.
+    capabilities: Option<Value>,
 }
 
 /// What runs now on a connection.
@@ -581,6 +619,9 @@ struct ConnState {
     session: Mutex<Session>,
     running: Mutex<Running>,
     idle: Condvar,
+    /// Requests sent to the client and not yet answered.
+    outstanding: Arc<Outstanding>,
+    tasks: Mutex<TaskTable>,
 }
 
 /// One client's session with a [`Server`]: feed it messages with [`handle`](Self::handle).
@@ -609,10 +650,10 @@ struct Envelope<'a> {
     method: Option<&'a RawValue>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-    #[serde(default)]
-    result: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    error: Option<serde::de::IgnoredAny>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
 }
 
 /// Keeps an explicit `null` (which `Option` would read as absent).
@@ -866,8 +907,18 @@ impl Connection {
                     );
                 }
             },
-            // A response to a request we never send: nothing to do.
+            // A response to a request of a handler: routed to it (or dropped when nobody
+            // waits for it).
             None if id.is_some() && (env.result.is_some() || env.error.is_some()) => {
+                let parse = |r: &RawValue| serde_json::from_str::<Value>(r.get()).ok();
+                let reply = match (env.result, env.error) {
+                    (Some(r), None) => parse(r).map_or(Reply::Garbage, Reply::Result),
+                    (None, Some(e)) => parse(e).map_or(Reply::Garbage, |e| read_error(&e)),
+                    _ => Reply::Garbage,
+                };
+                if let Some(id) = &id {
+                    self.state.outstanding.deliver(id.key(), reply);
+                }
                 return None;
             }
             None => {
@@ -983,6 +1034,10 @@ impl Connection {
             ("tools/list", _) => self.list(&req),
             ("tools/call", _) => return self.call(req, mode),
             ("subscriptions/listen", true) => return self.listen(&req),
+            ("tasks/get" | "tasks/list" | "tasks/cancel", false) if self.tasks_at(version) => {
+                self.task_request(&req)
+            }
+            ("tasks/result", false) if self.tasks_at(version) => return self.task_result(&req),
             (m, _) => Err((
                 jsonrpc::METHOD_NOT_FOUND,
                 if modern && matches!(m, "initialize" | "ping" | "logging/setLevel") {
@@ -1036,14 +1091,30 @@ impl Connection {
         json!({"name": self.server.inner.name, "version": self.server.inner.version})
     }
 
-    /// What the server offers: tools, and client logging before 2026-07-28 (deprecated by
-    /// SEP-2577, so neither advertised nor sent at 2026-07-28). Tasks are not offered.
+    /// What the server offers: tools, client logging before 2026-07-28 (deprecated by
+    /// SEP-2577, so neither advertised nor sent at 2026-07-28), and tasks at 2025-11-25
+    /// when a tool may run as one (2026-07-28 moved tasks out of the core protocol into
+    /// the `io.modelcontextprotocol/tasks` extension, which this server does not offer).
     fn capabilities(&self, version: ProtocolVersion) -> Value {
-        if version.uses_handshake() {
+        let mut caps = if version.uses_handshake() {
             json!({"tools": {"listChanged": false}, "logging": {}})
         } else {
             json!({"tools": {"listChanged": false}})
+        };
+        if self.tasks_at(version)
+            && let Some(obj) = caps.as_object_mut()
+        {
+            obj.insert(
+                "tasks".into(),
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+            );
         }
+        caps
+    }
+
+    /// True when tasks are offered to a client at `version`.
+    fn tasks_at(&self, version: ProtocolVersion) -> bool {
+        self.server.inner.offers_tasks && version == ProtocolVersion::V2025_11_25
     }
 
     fn notification(&self, method: &str, params: Option<&RawValue>) {
@@ -1165,6 +1236,12 @@ impl Connection {
                 .and_then(|p| p.get("clientInfo"))
                 .cloned();
             s.log_level = Some(LogLevel::Info);
+            s.capabilities = req
+                .params
+                .as_ref()
+                .and_then(|p| p.get("capabilities"))
+                .filter(|c| c.is_object())
+                .cloned();
         }
         let mut result = json!({
             "protocolVersion": version.as_str(),
@@ -1215,17 +1292,7 @@ impl Connection {
         let end = start.saturating_add(inner.page_size).min(inner.tools.len());
         let tools: Vec<Value> = inner.tools[start..end]
             .iter()
-            .map(|t| {
-                let mut json = t.to_json(req.version);
-                // Without the tasks capability a client never runs a tool as a task, so a
-                // tool that would require it is listed as a plain one.
-                if json["execution"]["taskSupport"] == "required"
-                    && let Some(obj) = json.as_object_mut()
-                {
-                    obj.remove("execution");
-                }
-                json
-            })
+            .map(|t| t.to_json(req.version))
             .collect();
         let mut result = json!({ "tools": tools });
         if let Some(obj) = result.as_object_mut() {
@@ -1280,12 +1347,75 @@ impl Connection {
                 ));
             }
         };
-        let (log_level, client_info) = if req.modern {
+        let (log_level, client_info, capabilities) = if req.modern {
             // Logging is deprecated at 2026-07-28 and not advertised, so nothing is sent.
-            (None, meta.and_then(|m| m.get(META_CLIENT_INFO)).cloned())
+            (
+                None,
+                meta.and_then(|m| m.get(META_CLIENT_INFO)).cloned(),
+                meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)).cloned(),
+            )
         } else {
             let s = lock(&self.state.session);
-            (s.log_level, s.client_info.clone())
+            (s.log_level, s.client_info.clone(), s.capabilities.clone())
+        };
+        // 2026-07-28: the answers of earlier rounds (`requestState`) and of this one.
+        let rounds = if req.modern {
+            let mut answers = match params.get("requestState") {
+                None | Some(Value::Null) => Map::new(),
+                Some(Value::String(state)) => decode_state(state).ok_or_else(|| {
+                    invalid("\"requestState\" is not one this server issued".into())
+                })?,
+                Some(_) => return Err(invalid("\"requestState\" must be a string".into())),
+            };
+            match params.get("inputResponses") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(m)) => answers.extend(m.clone()),
+                Some(_) => return Err(invalid("\"inputResponses\" must be an object".into())),
+            }
+            Some(Mutex::new(Rounds {
+                answers,
+                ..Rounds::default()
+            }))
+        } else {
+            None
+        };
+        let task = if self.tasks_at(req.version) {
+            let asked = match params.get("task") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(t)) => match t.get("ttl") {
+                    None | Some(Value::Null) => Some(None),
+                    Some(v) => Some(Some(v.as_u64().ok_or_else(|| {
+                        invalid("\"task.ttl\" must be a non-negative integer".into())
+                    })?)),
+                },
+                Some(_) => return Err(invalid("\"task\" must be an object".into())),
+            };
+            match (asked, tool.task_support()) {
+                (Some(_), TaskSupport::Forbidden) => {
+                    return Err((
+                        jsonrpc::METHOD_NOT_FOUND,
+                        format!(
+                            "tool {} cannot run as a task (execution.taskSupport is \"forbidden\")",
+                            clip(tool.name())
+                        ),
+                        None,
+                    ));
+                }
+                (None, TaskSupport::Required) => {
+                    return Err((
+                        jsonrpc::METHOD_NOT_FOUND,
+                        format!(
+                            "tool {} runs only as a task (execution.taskSupport is \"required\"): \
+                             call it with params.task",
+                            clip(tool.name())
+                        ),
+                        None,
+                    ));
+                }
+                (asked, _) => asked,
+            }
+        } else {
+            None
         };
         let held = req.size.max(estimate_bytes(&arguments));
         if held > inner.max_call_memory {
@@ -1298,6 +1428,26 @@ impl Connection {
                 ),
                 None,
             ));
+        }
+        let talk = Talk {
+            outstanding: Arc::clone(&self.state.outstanding),
+            capabilities,
+            task: None,
+            rounds,
+        };
+        if let Some(ttl) = task {
+            let ctx = CallContext {
+                version: req.version,
+                cancelled: Arc::new(AtomicBool::new(false)),
+                progress_token,
+                sink: Arc::clone(&self.state.sink),
+                log_level,
+                client_info,
+                tool: tool.name().to_string(),
+                talk: Some(talk),
+                request: req.id.clone(),
+            };
+            return self.start_task(tool, arguments, ctx, req, ttl, mode);
         }
         let key = req.id.key().to_string();
         let cancelled = Arc::new(AtomicBool::new(false));
@@ -1336,6 +1486,7 @@ impl Connection {
             client_info,
             tool: tool.name().to_string(),
             request: req.id.clone(),
+            talk: Some(talk),
         };
         let undo = {
             let state = Arc::clone(&self.state);
@@ -1399,6 +1550,9 @@ impl Connection {
         }
         let handler = &tool.inner.handler;
         let outcome = catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx)));
+        if let Some(answer) = self.input_required(ctx, req) {
+            return answer;
+        }
         let mut result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => {
@@ -1471,6 +1625,157 @@ impl Connection {
         )
     }
 
+    /// At 2026-07-28, when the handler asked the client for something: the
+    /// `input_required` result carrying the requests and the answers so far.
+    fn input_required(&self, ctx: &CallContext, req: &Request) -> Option<String> {
+        let rounds = ctx.talk.as_ref()?.rounds.as_ref()?;
+        let r = rounds.lock().unwrap_or_else(|p| p.into_inner());
+        if r.asked.is_empty() {
+            return None;
+        }
+        let result = json!({
+            "inputRequests": Value::Object(r.asked.clone()),
+            "requestState": encode_state(&r.answers),
+        });
+        let mut result = self.finish_result(result, req);
+        result["resultType"] = Value::from("input_required");
+        Some(result_line(&req.id, &result))
+    }
+
+    /// A task-augmented `tools/call` (2025-11-25): the task is created and answered at
+    /// once (`CreateTaskResult`); the handler runs on its own thread, and its answer waits
+    /// in the task table for `tasks/result`.
+    fn start_task(
+        &self,
+        tool: Tool,
+        arguments: Value,
+        mut ctx: CallContext,
+        req: Request,
+        ttl: Option<u64>,
+        mode: Mode,
+    ) -> Result<Option<String>, Failure> {
+        let created = lock(&self.state.tasks).create(ttl);
+        let Some((task_id, cancel, task)) = created else {
+            return Err((
+                jsonrpc::SERVER_BUSY,
+                "server busy: too many tasks running".into(),
+                None,
+            ));
+        };
+        ctx.cancelled = cancel;
+        if let Some(talk) = ctx.talk.as_mut() {
+            let state = Arc::clone(&self.state);
+            let id = task_id.clone();
+            talk.task = Some(TaskLink {
+                id: task_id.clone(),
+                set_status: Box::new(move |status| {
+                    let line = lock(&state.tasks).set_running_status(&id, status);
+                    if let Some(line) = line {
+                        (state.sink)(line, Outgoing::Notification, None);
+                    }
+                }),
+            });
+        }
+        let answer = result_line(&req.id, &self.finish_result(json!({"task": task}), &req));
+        // The client learns of the task before any status notification about it.
+        let answer = if mode == Mode::Spawn {
+            (self.state.sink)(answer, Outgoing::Answer, Some(&req.id));
+            None
+        } else {
+            Some(answer)
+        };
+        let this = self.clone_handle();
+        let failed_id = task_id.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mcp-task".into())
+            .spawn(move || {
+                let line = this.run_call(&tool, arguments, &ctx, &req);
+                let outcome = match serde_json::from_str::<Value>(&line) {
+                    Ok(mut v) => match (v.get_mut("result").map(Value::take), v.get("error")) {
+                        (Some(r), _) => Outcome::Result(r),
+                        (None, Some(e)) => Outcome::Error(
+                            e["code"].as_i64().unwrap_or(jsonrpc::INTERNAL_ERROR),
+                            e["message"]
+                                .as_str()
+                                .unwrap_or("internal error")
+                                .to_string(),
+                        ),
+                        _ => Outcome::Error(jsonrpc::INTERNAL_ERROR, "internal error".into()),
+                    },
+                    Err(_) => Outcome::Error(jsonrpc::INTERNAL_ERROR, "internal error".into()),
+                };
+                let lines = lock(&this.state.tasks).finish(&task_id, outcome);
+                for line in lines {
+                    (this.state.sink)(line, Outgoing::Answer, None);
+                }
+            });
+        if spawned.is_err() {
+            // The task exists (and may be announced): it fails rather than vanishing.
+            let lines = lock(&self.state.tasks).finish(
+                &failed_id,
+                Outcome::Error(
+                    jsonrpc::INTERNAL_ERROR,
+                    "internal error: cannot start the task".into(),
+                ),
+            );
+            for line in lines {
+                (self.state.sink)(line, Outgoing::Answer, None);
+            }
+        }
+        Ok(answer)
+    }
+
+    /// `tasks/get`, `tasks/list`, `tasks/cancel`.
+    fn task_request(&self, req: &Request) -> Result<Value, Failure> {
+        let params = req.params.as_ref();
+        if req.method == "tasks/list" {
+            let after = match params.and_then(|p| p.get("cursor")) {
+                None | Some(Value::Null) => 0,
+                Some(Value::String(c)) => c
+                    .strip_prefix("tk1.")
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .filter(|&n| lock(&self.state.tasks).knows_position(n))
+                    .ok_or_else(|| invalid("unknown cursor".into()))?,
+                Some(_) => return Err(invalid("\"cursor\" must be a string".into())),
+            };
+            let (tasks, next) = lock(&self.state.tasks).list(after, self.server.inner.page_size);
+            let mut result = json!({ "tasks": tasks });
+            if let (Some(n), Some(obj)) = (next, result.as_object_mut()) {
+                obj.insert("nextCursor".into(), Value::from(format!("tk1.{n:x}")));
+            }
+            return Ok(result);
+        }
+        let Some(id) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str) else {
+            return Err(invalid("\"taskId\" must be a string".into()));
+        };
+        let unknown = || invalid(format!("unknown task {}", clip(id)));
+        if req.method == "tasks/get" {
+            return lock(&self.state.tasks).get(id).ok_or_else(unknown);
+        }
+        let cancelled = lock(&self.state.tasks).cancel(id).ok_or_else(unknown)?;
+        let Ok((task, lines)) = cancelled else {
+            return Err(invalid(format!(
+                "task {} has already finished and cannot be cancelled",
+                clip(id)
+            )));
+        };
+        for line in lines {
+            (self.state.sink)(line, Outgoing::Answer, None);
+        }
+        Ok(task)
+    }
+
+    /// `tasks/result`: answered now for a finished task, else when it finishes.
+    fn task_result(&self, req: &Request) -> Result<Option<String>, Failure> {
+        let params = req.params.as_ref();
+        let Some(id) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str) else {
+            return Err(invalid("\"taskId\" must be a string".into()));
+        };
+        lock(&self.state.tasks)
+            .result(id, &req.id)
+            .map_err(|why| invalid(format!("{why}: {}", clip(id))))
+    }
+
     /// The answer to arguments that fail the input schema, or `None` when they pass.
     fn check_arguments(&self, tool: &Tool, arguments: &Value, req: &Request) -> Option<String> {
         if tool.input_schema().is_valid(arguments) {
@@ -1519,6 +1824,9 @@ impl Connection {
     /// up to `grace` again for them to stop.
     pub fn finish(&self, grace: Duration) {
         self.close_subscriptions();
+        // Handlers waiting on the client stop waiting: it will not answer any more.
+        self.state.outstanding.close();
+        lock(&self.state.tasks).cancel_all();
         let deadline = Instant::now() + grace;
         let mut running = lock(&self.state.running);
         while running.slots() > 0 {
@@ -1553,11 +1861,6 @@ impl Connection {
             };
         }
     }
-}
-
-/// True for a tool declaring `execution.taskSupport: "required"` (2025-11-25).
-fn requires_tasks(tool: &Tool) -> bool {
-    tool.to_json(ProtocolVersion::V2025_11_25)["execution"]["taskSupport"] == "required"
 }
 
 /// An error answer: code, message, data.

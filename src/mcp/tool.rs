@@ -313,6 +313,11 @@ impl Tool {
         self.inner.annotations.open_world_hint != Some(false)
     }
 
+    /// The declared `execution.taskSupport` ([`TaskSupport::Forbidden`] when absent).
+    pub fn task_support(&self) -> TaskSupport {
+        self.inner.task_support.unwrap_or(TaskSupport::Forbidden)
+    }
+
     /// The compiled input schema.
     pub fn input_schema(&self) -> &Schema {
         &self.inner.input

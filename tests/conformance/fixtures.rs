@@ -2,8 +2,7 @@
 //! does what its scenario's description asks (logging and progress go through the
 //! `CallContext`, delays are real), not a canned wire answer.
 //!
-//! Pending the handler context that talks back (sampling and elicitation from a handler),
-//! four scenarios have no fixture yet; see `PENDING_MERGE` in tests/conformance.rs.
+//! The sampling and elicitation scenarios use the fixtures of `talkback_tools.rs`.
 
 use serde_json::json;
 use std::thread::sleep;

@@ -223,25 +223,25 @@ impl HttpSession {
             Some(id) => id.key().to_string(),
             None => answer_key(&line),
         };
+        // A response ends its stream; a notification or a request to the client that must
+        // not be dropped (the acknowledgement of `subscriptions/listen`, sampling) does not.
+        let answer = kind == Outgoing::Answer && !has_method(&line);
         let mut routes = lock(&self.routes);
-        if kind == Outgoing::Answer && routes.version.is_none() && !self.stateless {
+        if answer && routes.version.is_none() && !self.stateless {
             routes.version = negotiated(&line);
         }
         let no = match routes.by_request.get(&key) {
             Some(&no) => no,
-            // Not related to a request still open: the GET stream may carry it, unless it
-            // is an answer (which a GET stream never carries).
+            // Not related to a request still open (a task's status, a request of a call
+            // that runs as a task): the GET stream carries it, but never a response.
             None => match routes.standalone {
-                Some(no) if kind == Outgoing::Notification && related.is_none() => no,
+                Some(no) if !answer => no,
                 _ => return,
             },
         };
         let Some(stream) = routes.streams.get_mut(&no) else {
             return;
         };
-        // A response ends its stream; a notification that must not be dropped (the
-        // acknowledgement of `subscriptions/listen`) does not.
-        let answer = kind == Outgoing::Answer && !is_notification(&line);
         if stream.json.is_some() {
             if answer && let Some(tx) = stream.json.take() {
                 let _ = tx.send(line);
@@ -291,7 +291,8 @@ fn remove_stream(routes: &mut Routes, no: u64) {
     }
 }
 
-fn is_notification(line: &str) -> bool {
+/// True for a notification or a request (not a response).
+fn has_method(line: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Method {
         method: Option<serde::de::IgnoredAny>,

@@ -48,13 +48,16 @@
 //! ```
 
 mod dialect;
+mod fast;
+mod head;
 mod stdio;
 
+pub use head::MessageHead;
 pub use stdio::{ProxyConfig, run_stdio};
 
 use super::contract::{
     CheckedTool, OutputPolicy, SchemaProblem, Violations, adapt_result, check_arguments,
-    check_result, refuse_arguments, refuse_result, result_needs_adapting,
+    check_result, failed_call, refuse_arguments, refuse_result, result_needs_adapting,
 };
 use super::jsonrpc;
 use super::tool::wrap_schema;
@@ -63,9 +66,15 @@ use crate::Options;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
+const META_PREFIX: &str = "io.modelcontextprotocol/";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The prefix of the ids of the proxy's own `tools/list` requests.
 const OWN_ID_PREFIX: &str = "toolschema-proxy/list/";
+/// How many client paginations the proxy follows at once (an abandoned one is forgotten).
+const MAX_PAGINATIONS: usize = 16;
+/// How many times the proxy's own listing starts again when the server's tools change
+/// under it, before held calls go through unchecked.
+const MAX_RELISTS: u32 = 3;
 
 /// What the proxy checks and rewrites.
 #[derive(Debug, Clone)]
@@ -129,6 +138,22 @@ pub enum Event {
         /// True when the tool is left out of the listing.
         hidden: bool,
     },
+    /// A message over the size limit, dropped unread (see [`Contract::oversized_from_server`]).
+    Oversized {
+        /// Who sent it.
+        from: Peer,
+        /// Its length in bytes.
+        bytes: u64,
+        /// The limit it broke.
+        limit: usize,
+        /// The tool whose call or result it was, when known.
+        tool: Option<String>,
+        /// The request it was (a `method`), when it was one.
+        method: Option<String>,
+        /// The id the proxy answered in its place (to the other side for a response, to
+        /// the sender for a request); `None` when none could be found.
+        answered: Option<Value>,
+    },
     /// Anything else worth knowing (a call passed unchecked, a malformed message).
     Note(String),
 }
@@ -137,7 +162,11 @@ enum Pending {
     Initialize,
     List {
         version: ProtocolVersion,
-        first_page: bool,
+        /// The proxy's own request, never shown to the client.
+        own: bool,
+        /// The listing this page adds to; `None` for a page whose first page the proxy
+        /// did not see (its tools are checked but cannot make a complete listing).
+        listing: Option<Listing>,
     },
     Call {
         tool: String,
@@ -148,6 +177,14 @@ enum Pending {
 struct Entry {
     tool: CheckedTool,
     hidden: bool,
+}
+
+/// One pagination's tools so far. Each pagination (the client's, however many, and the
+/// proxy's own) has its own, so their pages never mix; a complete one replaces the known
+/// tools only if the server's list did not change since its first page was asked for.
+struct Listing {
+    generation: u64,
+    tools: HashMap<String, Entry>,
 }
 
 /// The proxy's state for one client–server session, fed every message in both directions.
@@ -161,14 +198,21 @@ pub struct Contract {
     /// Client requests whose answers the proxy reads, by serialized id.
     pending: HashMap<String, Pending>,
     tools: HashMap<String, Entry>,
-    /// The tools of a listing still arriving page by page, replacing `tools` when complete.
-    listing: Option<HashMap<String, Entry>>,
+    /// Client paginations under way, by the serialized cursor that continues them.
+    paginations: Vec<(String, Listing)>,
+    /// Counts `notifications/tools/list_changed`: a listing begun under an older count is
+    /// not a snapshot of the current tools.
+    generation: u64,
     /// True once a listing was seen to its last page (and no `list_changed` since).
     listed: bool,
     /// The server answered the proxy's own `tools/list` with an error.
     cannot_list: bool,
     own_list_in_flight: bool,
+    /// How many times the current own listing started again (the tools changed under it).
+    relists: u32,
     own_seq: u64,
+    /// The protocol `_meta` the proxy's own listing sends (2026-07-28).
+    own_meta: Map<String, Value>,
     /// Calls held until the proxy's own listing completes, with their serialized ids.
     held: Vec<(String, Value)>,
     reported: HashSet<String>,
@@ -182,11 +226,14 @@ impl Contract {
             session: None,
             pending: HashMap::new(),
             tools: HashMap::new(),
-            listing: None,
+            paginations: Vec::new(),
+            generation: 0,
             listed: false,
             cannot_list: false,
             own_list_in_flight: false,
+            relists: 0,
             own_seq: 0,
+            own_meta: Map::new(),
             held: Vec::new(),
             reported: HashSet::new(),
         }
@@ -211,6 +258,9 @@ impl Contract {
     /// Feeds a message the client sent (one JSON text); malformed JSON is answered with
     /// `-32700` and not forwarded.
     pub fn from_client_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(actions) = self.client_fast_path(message) {
+            return actions;
+        }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_client(&v),
             Err(_) => vec![Action::Send(
@@ -227,12 +277,125 @@ impl Contract {
     /// Feeds a message the server sent (one JSON text); malformed JSON is dropped and
     /// reported, so it never corrupts the client's stream.
     pub fn from_server_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(actions) = self.server_fast_path(message) {
+            return actions;
+        }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_server(&v),
             Err(_) => vec![Action::Report(Event::Note(
                 "the server wrote a line that is not JSON; dropped".into(),
             ))],
         }
+    }
+
+    /// A message from the server over `limit` bytes, dropped unread; `head` is what a
+    /// [`MessageHead`] scan of it found. Nobody waits for ever: a response's request is
+    /// answered in its place (a call with an `isError` result, anything else with
+    /// `-32603`; the proxy's own listing counts as failed, so held calls go through
+    /// unchecked), and a request from the server is answered with `-32600`. Always
+    /// reported; a message with no id found is only reported.
+    pub fn oversized_from_server(&mut self, head: &MessageHead, limit: usize) -> Vec<Action> {
+        let too_large = format!("the server's message was over {limit} bytes");
+        let mut tool = None;
+        let mut answered = None;
+        let mut out = Vec::new();
+        match head.id() {
+            Some(id) if head.is_response() => {
+                answered = Some(id.clone());
+                match self.pending.remove(&id.to_string()) {
+                    Some(Pending::List { own: true, .. }) => {
+                        answered = None;
+                        out.extend(self.own_listing_next(false, None, None, ProtocolVersion::LATEST));
+                    }
+                    Some(Pending::Call { tool: name, version }) => {
+                        let text = format!(
+                            "the result of tool {name} could not be relayed: {too_large} (the proxy's --max-server-message-bytes)"
+                        );
+                        out.push(Action::Send(
+                            Peer::Client,
+                            failed_call(text, version).into_response(id),
+                        ));
+                        tool = Some(name);
+                    }
+                    _ => out.push(Action::Send(
+                        Peer::Client,
+                        jsonrpc::error(
+                            id,
+                            jsonrpc::INTERNAL_ERROR,
+                            &format!("the answer could not be relayed: {too_large} (the proxy's --max-server-message-bytes)"),
+                        ),
+                    )),
+                }
+            }
+            Some(id) if head.method().is_some() => {
+                answered = Some(id.clone());
+                out.push(Action::Send(
+                    Peer::Server,
+                    jsonrpc::error(
+                        id,
+                        jsonrpc::INVALID_REQUEST,
+                        &format!("message too large: the proxy's limit is {limit} bytes"),
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        out.insert(
+            0,
+            Action::Report(Event::Oversized {
+                from: Peer::Server,
+                bytes: head.bytes(),
+                limit,
+                tool,
+                method: head.method().map(str::to_string),
+                answered,
+            }),
+        );
+        out
+    }
+
+    /// A message from the client over `limit` bytes, dropped unread, as `serve` treats
+    /// one: a request is answered with `-32600` (under its id when the scan found one, else
+    /// `null`). A response to a server's request is answered to the server with `-32603`
+    /// in its place, so the server does not wait for ever. Always reported.
+    pub fn oversized_from_client(&mut self, head: &MessageHead, limit: usize) -> Vec<Action> {
+        let mut answered = head.id().cloned();
+        let answer = match head.id() {
+            Some(id) if head.is_response() => Action::Send(
+                Peer::Server,
+                jsonrpc::error(
+                    id,
+                    jsonrpc::INTERNAL_ERROR,
+                    &format!(
+                        "the client's answer could not be relayed: it was over the proxy's limit of {limit} bytes"
+                    ),
+                ),
+            ),
+            id => {
+                let id = id.cloned().unwrap_or(Value::Null);
+                answered = Some(id.clone());
+                Action::Send(
+                    Peer::Client,
+                    jsonrpc::error(
+                        &id,
+                        jsonrpc::INVALID_REQUEST,
+                        &format!("message too large: the limit is {limit} bytes"),
+                    ),
+                )
+            }
+        };
+        let tool = None;
+        vec![
+            Action::Report(Event::Oversized {
+                from: Peer::Client,
+                bytes: head.bytes(),
+                limit,
+                tool,
+                method: head.method().map(str::to_string),
+                answered,
+            }),
+            answer,
+        ]
     }
 
     /// Feeds a message (request, notification, response or batch) the client sent.
@@ -338,15 +501,26 @@ impl Contract {
                 vec![Action::Forward]
             }
             (Some("tools/list"), Some(id)) => {
-                let first_page = params
+                let cursor = params
                     .and_then(|p| p.get("cursor"))
-                    .is_none_or(Value::is_null);
+                    .filter(|c| !c.is_null());
+                let listing = match cursor {
+                    None => Some(self.new_listing()),
+                    Some(c) => {
+                        let c = c.to_string();
+                        self.paginations
+                            .iter()
+                            .position(|(k, _)| *k == c)
+                            .map(|i| self.paginations.remove(i).1)
+                    }
+                };
                 let version = self.request_version(params);
                 self.pending.insert(
                     id.to_string(),
                     Pending::List {
                         version,
-                        first_page,
+                        own: false,
+                        listing,
                     },
                 );
                 vec![Action::Forward]
@@ -403,7 +577,10 @@ impl Contract {
                 ];
             }
             self.held.push((key, message.clone()));
-            return self.list_for_held(version);
+            let meta = params
+                .and_then(|p| p.get("_meta"))
+                .and_then(Value::as_object);
+            return self.list_for_held(version, meta);
         };
         if entry.hidden {
             return vec![Action::Send(
@@ -436,25 +613,54 @@ impl Contract {
     }
 
     /// Starts the proxy's own listing, unless one is under way.
-    fn list_for_held(&mut self, version: ProtocolVersion) -> Vec<Action> {
+    fn list_for_held(
+        &mut self,
+        version: ProtocolVersion,
+        meta: Option<&Map<String, Value>>,
+    ) -> Vec<Action> {
         if self.own_list_in_flight {
             return Vec::new();
         }
         self.own_list_in_flight = true;
+        self.relists = 0;
+        // From 2026-07-28 each request says who the client is: the listing speaks for the
+        // client whose call it resolves (its protocol `_meta`, not a progress token).
+        self.own_meta = meta
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _)| k.starts_with(META_PREFIX))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let listing = self.new_listing();
         vec![Action::Send(
             Peer::Server,
-            self.own_list_request(None, version),
+            self.own_list_request(None, listing, version),
         )]
     }
 
-    fn own_list_request(&mut self, cursor: Option<&Value>, version: ProtocolVersion) -> Value {
+    fn new_listing(&self) -> Listing {
+        Listing {
+            generation: self.generation,
+            tools: HashMap::new(),
+        }
+    }
+
+    fn own_list_request(
+        &mut self,
+        cursor: Option<&Value>,
+        listing: Listing,
+        version: ProtocolVersion,
+    ) -> Value {
         self.own_seq += 1;
         let id = Value::from(format!("{OWN_ID_PREFIX}{}", self.own_seq));
         self.pending.insert(
             id.to_string(),
             Pending::List {
                 version,
-                first_page: cursor.is_none(),
+                own: true,
+                listing: Some(listing),
             },
         );
         let mut params = Map::new();
@@ -462,10 +668,9 @@ impl Contract {
             params.insert("cursor".into(), c.clone());
         }
         if !version.uses_handshake() {
-            params.insert(
-                "_meta".into(),
-                json!({ META_PROTOCOL_VERSION: version.as_str() }),
-            );
+            let mut meta = self.own_meta.clone();
+            meta.insert(META_PROTOCOL_VERSION.into(), version.as_str().into());
+            params.insert("_meta".into(), Value::Object(meta));
         }
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params})
     }
@@ -476,10 +681,13 @@ impl Contract {
         };
         if let Some(method) = obj.get("method").and_then(Value::as_str) {
             if method == "notifications/tools/list_changed" {
-                // The schemas may have changed: forget them; the next call relists.
+                // The schemas may have changed: forget them (and every listing under way,
+                // which may mix old and new pages); the next call relists.
                 self.tools.clear();
-                self.listing = None;
+                self.paginations.clear();
+                self.generation += 1;
                 self.listed = false;
+                self.cannot_list = false;
             }
             return vec![Action::Forward];
         }
@@ -487,7 +695,6 @@ impl Contract {
             return vec![Action::Forward];
         };
         let key = id.to_string();
-        let own = id.as_str().is_some_and(|s| s.starts_with(OWN_ID_PREFIX));
         let Some(pending) = self.pending.remove(&key) else {
             return vec![Action::Forward];
         };
@@ -506,17 +713,35 @@ impl Contract {
             }
             Pending::List {
                 version,
-                first_page,
+                own,
+                mut listing,
             } => {
                 let mut out = Vec::new();
                 let rewritten = match result {
-                    Some(r) => self.absorb_listing(r, version, first_page, &mut out),
+                    Some(r) => self.absorb_page(r, version, listing.as_mut(), &mut out),
                     None => None,
                 };
+                let next = result
+                    .and_then(|r| r.get("nextCursor"))
+                    .filter(|c| !c.is_null());
+                let complete = result.is_some() && next.is_none();
                 if own {
                     // The proxy's own listing is never shown to the client.
-                    out.extend(self.own_listing_next(result, version));
+                    let next = next.cloned();
+                    out.extend(self.own_listing_next(result.is_some(), next, listing, version));
                     return out;
+                }
+                match (listing, next) {
+                    (Some(l), None) if complete => {
+                        self.commit(l);
+                    }
+                    (Some(l), Some(cursor)) => {
+                        if self.paginations.len() >= MAX_PAGINATIONS {
+                            self.paginations.remove(0);
+                        }
+                        self.paginations.push((cursor.to_string(), l));
+                    }
+                    _ => {}
                 }
                 match rewritten {
                     Some(r) => {
@@ -532,24 +757,55 @@ impl Contract {
         }
     }
 
+    /// A complete listing becomes the known tools, unless the server's tools changed since
+    /// it began (then it may mix old and new pages). True when it did.
+    fn commit(&mut self, listing: Listing) -> bool {
+        if listing.generation != self.generation {
+            return false;
+        }
+        self.tools = listing.tools;
+        self.listed = true;
+        self.cannot_list = false;
+        true
+    }
+
     /// After a page of the proxy's own listing: the next page, or the held calls.
     fn own_listing_next(
         &mut self,
-        result: Option<&Value>,
+        answered: bool,
+        next: Option<Value>,
+        listing: Option<Listing>,
         version: ProtocolVersion,
     ) -> Vec<Action> {
-        let next = result
-            .and_then(|r| r.get("nextCursor"))
-            .filter(|c| !c.is_null())
-            .cloned();
-        if let Some(cursor) = next {
-            return vec![Action::Send(
-                Peer::Server,
-                self.own_list_request(Some(&cursor), version),
-            )];
+        match (answered, next, listing) {
+            (true, Some(cursor), Some(l)) => {
+                return vec![Action::Send(
+                    Peer::Server,
+                    self.own_list_request(Some(&cursor), l, version),
+                )];
+            }
+            (true, None, Some(l)) => {
+                if !self.commit(l) && self.relists < MAX_RELISTS {
+                    // The tools changed mid-listing: list them again from the start.
+                    self.relists += 1;
+                    let fresh = self.new_listing();
+                    return vec![Action::Send(
+                        Peer::Server,
+                        self.own_list_request(None, fresh, version),
+                    )];
+                }
+            }
+            _ => self.cannot_list = true,
         }
+        self.release_held()
+    }
+
+    /// The calls held for the proxy's own listing, checked now (or forwarded unchecked
+    /// when the listing failed or kept changing).
+    fn release_held(&mut self) -> Vec<Action> {
         self.own_list_in_flight = false;
-        if result.is_none() {
+        if !self.listed {
+            // No complete listing: forward unchecked rather than loop.
             self.cannot_list = true;
         }
         let held = std::mem::take(&mut self.held);
@@ -557,11 +813,6 @@ impl Contract {
         for (_, call) in held {
             let id = call.get("id").cloned().unwrap_or(Value::Null);
             let params = call.get("params").and_then(Value::as_object);
-            if !self.listed && !self.cannot_list {
-                // The listing was interrupted (list_changed): forward unchecked rather
-                // than loop.
-                self.cannot_list = true;
-            }
             for a in self.call(&call, &id, params) {
                 out.push(match a {
                     Action::Forward => Action::Send(Peer::Server, call.clone()),
@@ -572,19 +823,17 @@ impl Contract {
         out
     }
 
-    /// Compiles a page's tools; answers the page as the client should see it, or `None`
-    /// when it goes unchanged.
-    fn absorb_listing(
+    /// Compiles a page's tools into `listing`; answers the page as the client should see
+    /// it, or `None` when it goes unchanged. (Each page is rewritten on its own: a tool's
+    /// view depends on nothing but the tool and the version.)
+    fn absorb_page(
         &mut self,
         result: &Value,
         version: ProtocolVersion,
-        first_page: bool,
+        mut listing: Option<&mut Listing>,
         out: &mut Vec<Action>,
     ) -> Option<Value> {
         let tools = result.get("tools").and_then(Value::as_array)?;
-        if first_page || self.listing.is_none() {
-            self.listing = Some(HashMap::new());
-        }
         let mut shown = Vec::with_capacity(tools.len());
         let mut changed = false;
         for t in tools {
@@ -610,8 +859,8 @@ impl Contract {
                     None => shown.push(t.clone()),
                 }
             }
-            if let Some(listing) = self.listing.as_mut() {
-                listing.insert(
+            if let Some(l) = listing.as_deref_mut() {
+                l.tools.insert(
                     checked.name().to_string(),
                     Entry {
                         tool: checked,
@@ -619,12 +868,6 @@ impl Contract {
                     },
                 );
             }
-        }
-        let last = result.get("nextCursor").is_none_or(Value::is_null);
-        if last && let Some(listing) = self.listing.take() {
-            self.tools = listing;
-            self.listed = true;
-            self.cannot_list = false;
         }
         if !changed {
             return None;

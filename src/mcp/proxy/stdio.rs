@@ -1,12 +1,12 @@
 //! `toolschema proxy`: a [`Contract`] between a client on stdio and a server child process,
 //! with one thread per direction and no async runtime.
 
-use super::{Action, Contract, ContractOptions, Event, Peer};
+use super::{Action, Contract, ContractOptions, Event, MessageHead, Peer};
 use crate::mcp::jsonrpc;
-use crate::mcp::server::{Line, read_capped_line};
-use serde_json::Value;
+use crate::mcp::server::Line;
+use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +22,8 @@ pub struct ProxyConfig {
     /// a longer line is discarded as it streams in and answered with `-32600`.
     pub max_message_bytes: usize,
     /// The largest message accepted from the server (default 64 MiB: results may be large);
-    /// a longer line is discarded and reported.
+    /// a longer line is discarded as it streams in, reported, and the request it answers is
+    /// answered in its place ([`Contract::oversized_from_server`]).
     pub max_server_message_bytes: usize,
     /// Where to append the audit log: one JSON line per refused call or bad result.
     pub log: Option<PathBuf>,
@@ -134,6 +135,45 @@ impl Shared {
                 ),
                 None,
             ),
+            Event::Oversized {
+                from,
+                bytes,
+                limit,
+                tool,
+                method,
+                answered,
+            } => {
+                let (side, flag) = match from {
+                    Peer::Client => ("client", "--max-message-bytes"),
+                    Peer::Server => ("server", "--max-server-message-bytes"),
+                };
+                let what = match (tool, method) {
+                    (Some(t), _) => format!("the result of tool {t:?}"),
+                    (None, Some(m)) => format!("a {m:?} message"),
+                    (None, None) => "a message".to_string(),
+                };
+                let fate = match answered {
+                    Some(id) => format!("dropped; answered in its place for id {id}"),
+                    None => "dropped; no id found to answer".to_string(),
+                };
+                let mut record = json!({
+                    "event": "oversized", "from": side, "bytes": bytes, "limit": limit,
+                });
+                if let Some(obj) = record.as_object_mut() {
+                    if let Some(t) = tool {
+                        obj.insert("tool".into(), Value::from(t.as_str()));
+                    }
+                    if let Some(m) = method {
+                        obj.insert("method".into(), Value::from(m.as_str()));
+                    }
+                }
+                (
+                    format!(
+                        "the {side} sent {what} of {bytes} bytes, over the limit of {limit} ({flag}): {fate}"
+                    ),
+                    Some(record),
+                )
+            }
             Event::Note(n) => (n.clone(), None),
         };
         eprintln!("toolschema proxy: {text}");
@@ -279,7 +319,8 @@ fn supervise(child: &mut Child, client_closed: &AtomicBool, grace: Duration) -> 
                 return child.wait().map(exit_code).unwrap_or(2);
             }
         }
-        std::thread::sleep(Duration::from_millis(5));
+        // (Coarse: a finer poll costs CPU on every idle session for no one's benefit.)
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -301,8 +342,9 @@ fn relay_client(shared: &Shared, max: usize) {
     let stdin = io::stdin();
     let mut reader = BufReader::with_capacity(1 << 16, stdin.lock());
     let mut buf = Vec::new();
+    let mut head = MessageHead::new();
     loop {
-        let line = match read_capped_line(&mut reader, &mut buf, max) {
+        let line = match read_line(&mut reader, &mut buf, max, &mut head) {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
@@ -313,14 +355,7 @@ fn relay_client(shared: &Shared, max: usize) {
         let more = !reader.buffer().is_empty();
         let actions = match line {
             Line::Eof => return,
-            Line::TooLong => vec![Action::Send(
-                Peer::Client,
-                jsonrpc::error(
-                    &Value::Null,
-                    jsonrpc::INVALID_REQUEST,
-                    &format!("message too large: the limit is {max} bytes"),
-                ),
-            )],
+            Line::TooLong => lock(&shared.contract).oversized_from_client(&head, max),
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Complete => match std::str::from_utf8(&buf) {
                 Ok(text) => lock(&shared.contract).from_client_text(text),
@@ -344,8 +379,9 @@ fn relay_client(shared: &Shared, max: usize) {
 fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
     let mut reader = BufReader::with_capacity(1 << 16, child_out);
     let mut buf = Vec::new();
+    let mut head = MessageHead::new();
     loop {
-        let line = match read_capped_line(&mut reader, &mut buf, max) {
+        let line = match read_line(&mut reader, &mut buf, max, &mut head) {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
@@ -353,14 +389,17 @@ fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
         let more = !reader.buffer().is_empty();
         let actions = match line {
             Line::Eof => break,
-            Line::TooLong => vec![Action::Report(Event::Note(format!(
-                "the server wrote a message over {max} bytes; dropped (raise --max-server-message-bytes)"
-            )))],
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => match std::str::from_utf8(&buf) {
+            // (An oversized line left `buf` empty; it takes this path for the same locking:
+            // its answer may release held calls to the server.)
+            Line::TooLong | Line::Complete => match std::str::from_utf8(&buf) {
                 Ok(text) => {
                     let mut contract = lock(&shared.contract);
-                    let actions = contract.from_server_text(text);
+                    let actions = if matches!(line, Line::TooLong) {
+                        contract.oversized_from_server(&head, max)
+                    } else {
+                        contract.from_server_text(text)
+                    };
                     if actions
                         .iter()
                         .any(|a| matches!(a, Action::Send(Peer::Server, _)))
@@ -387,6 +426,59 @@ fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
         }
     }
     shared.flush(Peer::Client);
+}
+
+/// Reads one line into `buf` (without the newline or a trailing `\r`), never holding more
+/// than `max` bytes: a longer line is consumed and dropped, its bytes fed to `head` as they
+/// stream past (so its id can still be answered).
+fn read_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+    head: &mut MessageHead,
+) -> io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(match (any, too_long) {
+                (false, _) => Line::Eof,
+                (true, true) => Line::TooLong,
+                (true, false) => Line::Complete,
+            });
+        }
+        if !any {
+            any = true;
+            *head = MessageHead::new();
+        }
+        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        if too_long {
+            head.feed(chunk);
+        } else if buf.len() + chunk.len() > max {
+            too_long = true;
+            head.feed(buf);
+            head.feed(chunk);
+            buf.clear();
+        } else {
+            buf.extend_from_slice(chunk);
+        }
+        reader.consume(used);
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete
+            });
+        }
+    }
 }
 
 /// The current UTC time as RFC 3339 (`2026-12-03T11:38:48.123Z`).

@@ -1,0 +1,144 @@
+//! Real clients against handlers that talk back and tools that run as tasks:
+//! - the official Python MCP SDK (pinned in tests/mcp_client/MCP_SDK_VERSION) answers
+//!   sampling and elicitation through its own callbacks, at 2025-06-18, 2025-11-25 and
+//!   2026-07-28 (multi round-trip), against the `talkback` example server;
+//! - the TypeScript SDK's client (`@modelcontextprotocol/sdk`, pinned in
+//!   tests/proxy/package.json) calls the corpus tool `simulate-research-query`
+//!   (taskSupport `required`) as a task on the `toolschema serve --tools` mock.
+//!
+//! Both are installed by `bash .ci/run`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([root().join(".venv/bin/python")]);
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import mcp"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return python;
+        }
+    }
+    panic!(
+        "no Python with the MCP SDK: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
+         (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
+    );
+}
+
+/// The `talkback` example, built by `cargo test` next to the binary.
+fn example_server() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolschema"));
+    let example = bin
+        .parent()
+        .expect("the binary has a directory")
+        .join("examples")
+        .join(format!("talkback{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        example.is_file(),
+        "{} is missing: `cargo test` builds it (or `cargo build --example talkback`)",
+        example.display()
+    );
+    example
+}
+
+#[test]
+fn python_sdk_answers_sampling_and_elicitation() {
+    let output = Command::new(python())
+        .arg(root().join("tests/mcp_client/talkback_test.py"))
+        .arg(example_server())
+        .output()
+        .expect("cannot run the Python client test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    assert!(stdout.contains("25 passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn typescript_sdk_runs_the_corpus_task_tool_as_a_task() {
+    let dir = root().join("tests/proxy");
+    if !dir
+        .join("node_modules/@modelcontextprotocol/sdk/package.json")
+        .is_file()
+    {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("the npm packages of tests/proxy are missing: `bash .ci/run` installs them");
+        }
+        eprintln!(
+            "\n!!!!! SKIPPED: the npm packages of tests/proxy are missing; run `bash .ci/run` !!!!!\n"
+        );
+        return;
+    }
+    let tool =
+        root().join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
+    assert!(
+        tool.is_file(),
+        "the corpus is missing at {}",
+        tool.display()
+    );
+    let out = Command::new("node")
+        .current_dir(&dir)
+        .args([
+            "task_client.mjs",
+            "simulate-research-query",
+            r#"{"topic":"rust"}"#,
+            "--",
+        ])
+        .arg(env!("CARGO_BIN_EXE_toolschema"))
+        .arg("serve")
+        .arg("--tools")
+        .arg(&tool)
+        .output()
+        .expect("cannot run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(
+        report["capability"],
+        serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    assert_eq!(
+        report["execution"],
+        serde_json::json!({"taskSupport": "required"})
+    );
+    let messages: Vec<&str> = report["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(messages.first(), Some(&"taskCreated"), "{report}");
+    assert_eq!(messages.last(), Some(&"result"), "{report}");
+    assert_eq!(
+        report["result"]["content"][0]["text"],
+        "tool simulate-research-query was called"
+    );
+    let task_id = report["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!task_id.is_empty(), "{report}");
+    assert_eq!(report["status"], "completed");
+    assert_eq!(report["listed"], true);
+    // Called without a task, the required tool gets -32601, as the spec says.
+    assert_eq!(report["plain"]["code"], -32601, "{report}");
+}
