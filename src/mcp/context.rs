@@ -1,6 +1,7 @@
 //! What a handler knows about its call: protocol version, cancellation, progress, logging,
 //! and the requests it may make to the client.
 
+use super::jsonrpc::Id;
 use super::talkback::{
     self, ClientRequestError, Outstanding, Reply, check_elicit_answer, check_elicitation,
     check_sampling_answer,
@@ -13,8 +14,10 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Sends one JSON-RPC message (already serialized) to the client.
-pub(crate) type Sink = Arc<dyn Fn(String, Outgoing) + Send + Sync>;
+/// Sends one JSON-RPC message (already serialized) to the client, with the id of the request
+/// it answers or relates to (a call's progress and log entries), when there is one: the HTTP
+/// transport sends it on that request's stream.
+pub(crate) type Sink = Arc<dyn Fn(String, Outgoing, Option<&Id>) + Send + Sync>;
 
 /// What an outgoing message is: a transport short of room may drop notifications, never
 /// answers.
@@ -95,6 +98,8 @@ pub struct CallContext {
     pub(crate) tool: String,
     /// The way back to the client, when the call came over a connection.
     pub(crate) talk: Option<Talk>,
+    /// The id of the `tools/call` request.
+    pub(crate) request: Id,
 }
 
 /// What a handler needs to make requests to the client.
@@ -130,10 +135,11 @@ impl CallContext {
             version,
             cancelled: Arc::new(AtomicBool::new(false)),
             progress_token: None,
-            sink: Arc::new(|_, _| {}),
+            sink: Arc::new(|_, _, _| {}),
             log_level: None,
             client_info: None,
             tool: String::new(),
+            request: Id::null(),
             talk: None,
         }
     }
@@ -187,6 +193,7 @@ impl CallContext {
             json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
                 .to_string(),
             Outgoing::Notification,
+            Some(&self.request),
         );
     }
 
@@ -202,6 +209,7 @@ impl CallContext {
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
                 .to_string(),
             Outgoing::Notification,
+            Some(&self.request),
         );
     }
 
@@ -346,7 +354,7 @@ impl CallContext {
             (task.set_status)(Status::InputRequired);
         }
         // A request is never dropped for a slow reader, like an answer.
-        (self.sink)(line, Outgoing::Answer);
+        (self.sink)(line, Outgoing::Answer, Some(&self.request));
         let deadline = Instant::now() + timeout;
         let outcome = loop {
             let now = Instant::now();
@@ -362,6 +370,7 @@ impl CallContext {
                         "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{key},\"reason\":\"{reason}\"}}}}"
                     ),
                     Outgoing::Notification,
+                    Some(&self.request),
                 );
                 break Err(error);
             }

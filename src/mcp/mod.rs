@@ -61,6 +61,8 @@ mod content;
 mod context;
 pub mod contract;
 mod example;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod proxy;
 mod serve;
@@ -108,4 +110,72 @@ pub struct ServeArgs {
     pub max_message_bytes: Option<usize>,
     /// Tools per `tools/list` page (default: the server's).
     pub page_size: Option<usize>,
+    /// Serve Streamable HTTP instead of stdio.
+    pub http: Option<HttpArgs>,
+}
+
+/// What `toolschema serve --http` was asked for (hidden, exempt from semver).
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct HttpArgs {
+    /// The address to bind, `HOST:PORT`.
+    pub addr: String,
+    /// More hosts allowed in `Host` (and origins' hosts).
+    pub allow_hosts: Vec<String>,
+    /// More origins allowed in `Origin`.
+    pub allow_origins: Vec<String>,
+    /// The largest request body, in bytes.
+    pub max_body_bytes: Option<usize>,
+    /// The most sessions at once.
+    pub max_sessions: Option<usize>,
+    /// The most streams per session.
+    pub max_streams: Option<usize>,
+}
+
+/// Serves `server` as `toolschema serve --http` asks; the process exit code.
+fn serve_http_main(server: &Server, args: &HttpArgs) -> i32 {
+    #[cfg(feature = "http")]
+    {
+        let mut options = http::HttpOptions::new();
+        for h in &args.allow_hosts {
+            options = options.allow_host(h);
+        }
+        for o in &args.allow_origins {
+            options = options.allow_origin(o);
+        }
+        if let Some(n) = args.max_body_bytes {
+            options = options.max_body_bytes(n);
+        }
+        if let Some(n) = args.max_sessions {
+            options = options.max_sessions(n);
+        }
+        if let Some(n) = args.max_streams {
+            options = options.max_streams(n);
+        }
+        let bound = match http::HttpServer::bind(server, args.addr.as_str(), options) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("toolschema serve: cannot listen on {}: {e}", args.addr);
+                return 1;
+            }
+        };
+        eprintln!(
+            "toolschema serve: {} tool(s) on http://{}/mcp",
+            server.tools().len(),
+            bound.local_addr()
+        );
+        match bound.run() {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("toolschema serve: {e}");
+                1
+            }
+        }
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = (server, args);
+        eprintln!("toolschema serve: --http needs the `http` feature");
+        2
+    }
 }

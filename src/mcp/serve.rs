@@ -49,6 +49,9 @@ pub(crate) fn serve_main(args: &super::ServeArgs) -> i32 {
             return 2;
         }
     };
+    if let Some(http) = &args.http {
+        return super::serve_http_main(&server, http);
+    }
     eprintln!(
         "toolschema serve: {} tool(s) on stdio",
         server.tools().len()

@@ -298,10 +298,10 @@ impl Server {
     /// text each, without newline) go to `output`. Use it to put the server on any
     /// transport; [`serve`](Self::serve) is the newline-delimited one.
     pub fn connect(&self, output: impl Fn(String) + Send + Sync + 'static) -> Connection {
-        self.connect_sink(Arc::new(move |line, _| output(line)))
+        self.connect_sink(Arc::new(move |line, _, _| output(line)))
     }
 
-    fn connect_sink(&self, sink: Sink) -> Connection {
+    pub(crate) fn connect_sink(&self, sink: Sink) -> Connection {
         Connection {
             server: self.clone(),
             state: Arc::new(ConnState {
@@ -353,7 +353,7 @@ impl Server {
         };
         let conn = {
             let outbox = Arc::clone(&outbox);
-            self.connect_sink(Arc::new(move |line, kind| outbox.push(line, kind)))
+            self.connect_sink(Arc::new(move |line, kind, _| outbox.push(line, kind)))
         };
         let mut reader = BufReader::new(input);
         let mut buf = Vec::new();
@@ -689,7 +689,7 @@ struct Answer {
 
 impl Connection {
     fn send(&self, line: String) {
-        (self.state.sink)(line, Outgoing::Answer);
+        (self.state.sink)(line, Outgoing::Answer, None);
     }
 
     /// Handles one message (a JSON-RPC request, notification, response or batch).
@@ -702,7 +702,7 @@ impl Connection {
             return self.handle_batch(message);
         }
         if let Some(answer) = self.process(message, Mode::Spawn) {
-            self.send(answer.line);
+            (self.state.sink)(answer.line, Outgoing::Answer, Some(&answer.id));
         }
     }
 
@@ -795,7 +795,7 @@ impl Connection {
                 running.batch_slots -= slots;
                 running.bytes -= held;
                 if let Some(answer) = answer {
-                    (this.state.sink)(answer, Outgoing::Answer);
+                    (this.state.sink)(answer, Outgoing::Answer, None);
                 }
                 drop(running);
                 this.state.idle.notify_all();
@@ -1173,6 +1173,7 @@ impl Connection {
                 req.id.raw()
             ),
             Outgoing::Answer,
+            Some(&req.id),
         );
         Ok(None)
     }
@@ -1441,6 +1442,7 @@ impl Connection {
                 client_info,
                 tool: tool.name().to_string(),
                 talk: Some(talk),
+                request: req.id.clone(),
             };
             return self.start_task(tool, arguments, ctx, req, ttl, mode);
         }
@@ -1480,6 +1482,7 @@ impl Connection {
             log_level,
             client_info,
             tool: tool.name().to_string(),
+            request: req.id.clone(),
             talk: Some(talk),
         };
         let undo = {
@@ -1509,7 +1512,7 @@ impl Connection {
             running.bytes -= held;
             let answer = match (deliver, answer) {
                 (true, Some(a)) => {
-                    (this.state.sink)(a, Outgoing::Answer);
+                    (this.state.sink)(a, Outgoing::Answer, Some(&req.id));
                     None
                 }
                 (_, a) => a,
@@ -1641,7 +1644,7 @@ impl Connection {
                 set_status: Box::new(move |status| {
                     let line = lock(&state.tasks).set_running_status(&id, status);
                     if let Some(line) = line {
-                        (state.sink)(line, Outgoing::Notification);
+                        (state.sink)(line, Outgoing::Notification, None);
                     }
                 }),
             });
@@ -1649,7 +1652,7 @@ impl Connection {
         let answer = result_line(&req.id, &self.finish_result(json!({"task": task}), &req));
         // The client learns of the task before any status notification about it.
         let answer = if mode == Mode::Spawn {
-            (self.state.sink)(answer, Outgoing::Answer);
+            (self.state.sink)(answer, Outgoing::Answer, Some(&req.id));
             None
         } else {
             Some(answer)
@@ -1676,7 +1679,7 @@ impl Connection {
                 };
                 let lines = lock(&this.state.tasks).finish(&task_id, outcome);
                 for line in lines {
-                    (this.state.sink)(line, Outgoing::Answer);
+                    (this.state.sink)(line, Outgoing::Answer, None);
                 }
             });
         if spawned.is_err() {
@@ -1689,7 +1692,7 @@ impl Connection {
                 ),
             );
             for line in lines {
-                (self.state.sink)(line, Outgoing::Answer);
+                (self.state.sink)(line, Outgoing::Answer, None);
             }
         }
         Ok(answer)
@@ -1730,7 +1733,7 @@ impl Connection {
             )));
         };
         for line in lines {
-            (self.state.sink)(line, Outgoing::Answer);
+            (self.state.sink)(line, Outgoing::Answer, None);
         }
         Ok(task)
     }

@@ -1,0 +1,829 @@
+//! The endpoint: header checks, sessions, and the POST, GET and DELETE methods.
+
+use super::super::jsonrpc::{self, Id};
+use super::super::{ProtocolVersion, Server};
+use super::HttpOptions;
+use super::routes::{HttpSession, SseBody, lock};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+type Reply = Response<BoxBody<Bytes, Infallible>>;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// JSON-RPC code of a header that disagrees with the body (2026-07-28).
+const HEADER_MISMATCH: i64 = -32020;
+
+pub(crate) struct Shared {
+    server: Server,
+    options: HttpOptions,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+impl Shared {
+    pub(crate) fn new(server: Server, options: HttpOptions) -> Shared {
+        Shared {
+            server,
+            options,
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Ends the sessions idle past the timeout (none of whose streams is being read); true
+    /// when any ended.
+    fn sweep(&self) -> bool {
+        let timeout = self.options.session_idle_timeout;
+        let idle: Vec<Arc<HttpSession>> = {
+            let mut sessions = lock(&self.sessions);
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.idle_for() >= timeout && !s.has_reader())
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        let any = !idle.is_empty();
+        for s in idle {
+            end_session(s);
+        }
+        any
+    }
+}
+
+fn end_session(session: Arc<HttpSession>) {
+    // Waiting for running calls blocks: off the async workers.
+    tokio::task::spawn_blocking(move || session.close(Duration::from_secs(5)));
+}
+
+pub(crate) async fn accept_loop(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+) -> io::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let permits = Arc::new(tokio::sync::Semaphore::new(shared.options.max_connections));
+    {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(30));
+            loop {
+                tick.tick().await;
+                shared.sweep();
+            }
+        });
+    }
+    loop {
+        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+            return Ok(());
+        };
+        let (tcp, _) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of file descriptors and the like: wait, and go on.
+                eprintln!("toolschema mcp http: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let shared = Arc::clone(&shared);
+        let header_timeout = shared.options.header_timeout;
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(tcp);
+            let service = hyper::service::service_fn(move |req| {
+                let shared = Arc::clone(&shared);
+                async move { Ok::<_, Infallible>(handle(&shared, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, service)
+                .await;
+            drop(permit);
+        });
+    }
+}
+
+fn full(body: impl Into<Bytes>) -> BoxBody<Bytes, Infallible> {
+    Full::new(body.into()).boxed()
+}
+
+fn empty(status: StatusCode) -> Reply {
+    let mut r = Response::new(full(Bytes::new()));
+    *r.status_mut() = status;
+    r
+}
+
+/// An HTTP error carrying a JSON-RPC error without a request id.
+fn rpc_error(status: StatusCode, code: i64, message: &str) -> Reply {
+    json_reply(
+        status,
+        jsonrpc::error_line(&Id::null(), code, message, None),
+    )
+}
+
+fn json_reply(status: StatusCode, body: String) -> Reply {
+    let mut r = Response::new(full(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn sse_reply(body: SseBody) -> Reply {
+    let mut r = Response::new(BoxBody::new(body));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn handle(shared: &Shared, req: Request<Incoming>) -> Reply {
+    if req.uri().path() != shared.options.path {
+        return empty(StatusCode::NOT_FOUND);
+    }
+    if let Some(reply) = check_origin(&shared.options, req.headers()) {
+        return reply;
+    }
+    if let Some(v) = header_str(req.headers(), VERSION_HEADER)
+        && ProtocolVersion::parse(v.trim()).is_none()
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            "unsupported MCP-Protocol-Version header",
+        );
+    }
+    match *req.method() {
+        Method::POST => post(shared, req).await,
+        Method::GET => get(shared, req.headers()),
+        Method::DELETE => delete(shared, req.headers()),
+        _ => {
+            let mut r = rpc_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                jsonrpc::INVALID_REQUEST,
+                "method not allowed: the MCP endpoint takes POST, GET and DELETE",
+            );
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+/// DNS-rebinding protection: `Host` and `Origin` against the allow-lists.
+fn check_origin(options: &HttpOptions, headers: &HeaderMap) -> Option<Reply> {
+    let forbidden = |what: &str| {
+        Some(rpc_error(
+            StatusCode::FORBIDDEN,
+            jsonrpc::INVALID_REQUEST,
+            &format!("forbidden: {what} is not allowed"),
+        ))
+    };
+    let host_ok = |host: &str| {
+        let name = host_name(host);
+        options
+            .allowed_hosts
+            .iter()
+            .any(|h| h == "*" || h.eq_ignore_ascii_case(name))
+    };
+    match header_str(headers, "host") {
+        Some(host) if host_ok(host) => {}
+        Some(_) => return forbidden("the Host header"),
+        None => {
+            return Some(rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "the Host header is required",
+            ));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let Ok(origin) = origin.to_str() else {
+            return forbidden("the Origin header");
+        };
+        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        let listed = options
+            .allowed_origins
+            .iter()
+            .any(|o| o == "*" || *o == origin);
+        let by_host = origin
+            .split_once("://")
+            .is_some_and(|(_, authority)| host_ok(authority));
+        if !listed && !by_host {
+            return forbidden("the Origin header");
+        }
+    }
+    None
+}
+
+/// The host of a `Host` header or an origin's authority, without the port.
+fn host_name(authority: &str) -> &str {
+    let authority = authority.trim();
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(i) => &authority[..=i],
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => authority,
+    }
+}
+
+/// What the client accepts: (JSON, SSE).
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let Some(accept) = header_str(headers, "accept") else {
+        return (true, true);
+    };
+    let mut json = false;
+    let mut sse = false;
+    for item in accept.split(',') {
+        let media = item
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        match media.as_str() {
+            "*/*" => {
+                json = true;
+                sse = true;
+            }
+            "application/json" | "application/*" => json = true,
+            "text/event-stream" | "text/*" => sse = true,
+            _ => {}
+        }
+    }
+    (json, sse)
+}
+
+/// What a POSTed message is.
+enum Kind {
+    Request {
+        key: String,
+        method: String,
+    },
+    /// A notification or a response: 202.
+    Other,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize, Default)]
+struct Params {
+    #[serde(default)]
+    name: Option<serde_json::Value>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
+    let options = &shared.options;
+    let headers = req.headers().clone();
+    let content_type = header_str(&headers, "content-type").unwrap_or("");
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            jsonrpc::INVALID_REQUEST,
+            "unsupported media type: the body must be application/json",
+        );
+    }
+    let (wants_json, wants_sse) = accepts(&headers);
+    if !wants_json && !wants_sse {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            jsonrpc::INVALID_REQUEST,
+            "not acceptable: the client must accept application/json or text/event-stream",
+        );
+    }
+    let too_large = || {
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            jsonrpc::INVALID_REQUEST,
+            &format!(
+                "message too large: the limit is {} bytes",
+                options.max_body_bytes
+            ),
+        )
+    };
+    if header_str(&headers, "content-length")
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .is_some_and(|n| n > options.max_body_bytes as u64)
+    {
+        return too_large();
+    }
+    let body = match Limited::new(req.into_body(), options.max_body_bytes)
+        .collect()
+        .await
+    {
+        Ok(b) => b.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Err(_) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "the body could not be read",
+            );
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::PARSE_ERROR,
+            "parse error: the body is not UTF-8",
+        );
+    };
+    if text.trim_start().starts_with('[') {
+        return post_batch(shared, &headers, text, wants_json, wants_sse).await;
+    }
+    let env: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(env) => env,
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "invalid request: the body must be a JSON-RPC message object",
+            );
+        }
+        Err(_) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::PARSE_ERROR,
+                "parse error: the body is not valid JSON",
+            );
+        }
+    };
+    let kind = match (&env.id, &env.method) {
+        (Some(raw), Some(method)) => match Id::parse(raw) {
+            Some(id) => Kind::Request {
+                key: id.key().to_string(),
+                method: method.clone(),
+            },
+            None => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: \"id\" must be a string or a number",
+                );
+            }
+        },
+        (None, Some(_)) | (Some(_), None) => Kind::Other,
+        (None, None) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "invalid request: neither a request, a notification nor a response",
+            );
+        }
+    };
+    let params: Params = env
+        .params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    let modern = params
+        .meta
+        .as_ref()
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .cloned();
+    if let (Kind::Request { key, method }, Some(version)) = (&kind, modern) {
+        return post_stateless(
+            shared, &headers, text, key, method, &params, &version, wants_json, wants_sse,
+        )
+        .await;
+    }
+    let is_initialize = matches!(&kind, Kind::Request { method, .. } if method == "initialize");
+    let (session, created) = match header_str(&headers, SESSION_HEADER) {
+        Some(id) => match lock(&shared.sessions).get(id.trim()) {
+            Some(s) => (Arc::clone(s), false),
+            None => return session_not_found(),
+        },
+        None if is_initialize => {
+            let full = lock(&shared.sessions).len() >= options.max_sessions;
+            if full && !shared.sweep() {
+                return rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    jsonrpc::SERVER_BUSY,
+                    "server busy: too many sessions",
+                );
+            }
+            (
+                HttpSession::new(&shared.server, false, options.replay_events),
+                true,
+            )
+        }
+        None => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "bad request: the Mcp-Session-Id header is required (sessions start with initialize)",
+            );
+        }
+    };
+    session.touch();
+    let Kind::Request { key, .. } = kind else {
+        session.conn.handle(text);
+        return empty(StatusCode::ACCEPTED);
+    };
+    if let Some(reply) = make_room(&session, options) {
+        return reply;
+    }
+    let stream = session.open_stream(vec![key]);
+    session.conn.handle(text);
+    let mut reply = answer(shared, &session, stream, wants_json, wants_sse, false).await;
+    if created {
+        let id = new_session_id();
+        let negotiated = lock(&session.routes).version;
+        // Only a successful handshake opens a session.
+        if reply.status() == StatusCode::OK && negotiated.is_some() {
+            if let Ok(v) = HeaderValue::from_str(&id) {
+                reply.headers_mut().insert(SESSION_HEADER, v);
+            }
+            lock(&shared.sessions).insert(id, session);
+        }
+    }
+    reply
+}
+
+fn session_not_found() -> Reply {
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        jsonrpc::INVALID_REQUEST,
+        "session not found: it ended or never existed; start a new one with initialize",
+    )
+}
+
+/// Makes room for one more stream, or answers 429.
+fn make_room(session: &HttpSession, options: &HttpOptions) -> Option<Reply> {
+    while session.stream_count() >= options.max_streams {
+        if !session.evict_one() {
+            return Some(rpc_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                jsonrpc::SERVER_BUSY,
+                "server busy: too many streams open in this session",
+            ));
+        }
+    }
+    None
+}
+
+/// The answer to a request whose stream is `stream`: JSON when it is ready (or when the
+/// client takes only JSON), else an SSE stream.
+async fn answer(
+    shared: &Shared,
+    session: &Arc<HttpSession>,
+    stream: u64,
+    wants_json: bool,
+    wants_sse: bool,
+    stateless: bool,
+) -> Reply {
+    if wants_json && let Some(line) = session.take_ready_answer(stream) {
+        return json_reply(status_of(&line, stateless), line);
+    }
+    if !wants_sse {
+        let rx = session.json_answer(stream);
+        // Dropped with the request when the client goes away: the stream goes too.
+        let guard = StreamGuard {
+            session: Arc::clone(session),
+            stream,
+        };
+        let line = rx.await;
+        drop(guard);
+        return match line {
+            Ok(line) => json_reply(status_of(&line, stateless), line),
+            Err(_) => rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                jsonrpc::INTERNAL_ERROR,
+                "the session ended before the answer",
+            ),
+        };
+    }
+    let version = lock(&session.routes).version;
+    // The priming event lets a client resume; clients before 2025-11-25 do not expect it.
+    let prime = version
+        .filter(|v| *v >= ProtocolVersion::V2025_11_25)
+        .map(|_| shared.options.retry);
+    match SseBody::attach(
+        Arc::clone(session),
+        stream,
+        0,
+        prime,
+        shared.options.poll_after,
+        shared.options.keep_alive,
+    ) {
+        Some(body) => sse_reply(body),
+        None => rpc_error(
+            StatusCode::CONFLICT,
+            jsonrpc::INVALID_REQUEST,
+            "the stream is already being read",
+        ),
+    }
+}
+
+struct StreamGuard {
+    session: Arc<HttpSession>,
+    stream: u64,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.session.drop_stream(self.stream);
+        if self.session.stateless {
+            self.session.conn.finish(Duration::ZERO);
+        }
+    }
+}
+
+/// The HTTP status of a JSON answer: 200, except the errors 2026-07-28 maps to statuses.
+fn status_of(line: &str, stateless: bool) -> StatusCode {
+    if !stateless {
+        return StatusCode::OK;
+    }
+    #[derive(Deserialize)]
+    struct Err {
+        error: Code,
+    }
+    #[derive(Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    match serde_json::from_str::<Err>(line).map(|e| e.error.code) {
+        Ok(jsonrpc::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Ok(jsonrpc::UNSUPPORTED_PROTOCOL_VERSION | HEADER_MISMATCH) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// A 2026-07-28 request: no session; the headers must mirror the body.
+#[allow(clippy::too_many_arguments)]
+async fn post_stateless(
+    shared: &Shared,
+    headers: &HeaderMap,
+    text: &str,
+    key: &str,
+    method: &str,
+    params: &Params,
+    version: &serde_json::Value,
+    wants_json: bool,
+    wants_sse: bool,
+) -> Reply {
+    let mismatch = |what: String| {
+        rpc_error(
+            StatusCode::BAD_REQUEST,
+            HEADER_MISMATCH,
+            &format!("header mismatch: {what}"),
+        )
+    };
+    match (header_str(headers, VERSION_HEADER), version.as_str()) {
+        (None, _) => return mismatch("the MCP-Protocol-Version header is required".into()),
+        (Some(h), Some(v)) if h.trim() == v => {}
+        (Some(_), _) => {
+            return mismatch(
+                "the MCP-Protocol-Version header differs from the body's _meta protocol version"
+                    .into(),
+            );
+        }
+    }
+    match header_str(headers, METHOD_HEADER) {
+        Some(h) if h.trim() == method => {}
+        Some(_) => return mismatch("the Mcp-Method header differs from the body's method".into()),
+        None => return mismatch("the Mcp-Method header is required".into()),
+    }
+    if method == "tools/call" {
+        let body_name = params.name.as_ref().and_then(|n| n.as_str());
+        match header_str(headers, NAME_HEADER).map(decode_header_value) {
+            Some(Some(h)) if Some(h.as_str()) == body_name => {}
+            Some(_) => {
+                return mismatch("the Mcp-Name header differs from the body's name".into());
+            }
+            None => return mismatch("the Mcp-Name header is required for tools/call".into()),
+        }
+    }
+    let session = HttpSession::new(&shared.server, true, shared.options.replay_events);
+    lock(&session.routes).version = version.as_str().and_then(ProtocolVersion::parse);
+    let stream = session.open_stream(vec![key.to_string()]);
+    session.conn.handle(text);
+    answer(shared, &session, stream, wants_json, wants_sse, true).await
+}
+
+/// A header value, decoding the `=?base64?...?=` form.
+fn decode_header_value(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// A JSON-RPC batch (2025-03-26): one stream for all its requests, answered as one array.
+async fn post_batch(
+    shared: &Shared,
+    headers: &HeaderMap,
+    text: &str,
+    wants_json: bool,
+    wants_sse: bool,
+) -> Reply {
+    let Some(id) = header_str(headers, SESSION_HEADER) else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            "bad request: the Mcp-Session-Id header is required (sessions start with initialize)",
+        );
+    };
+    let Some(session) = lock(&shared.sessions).get(id.trim()).cloned() else {
+        return session_not_found();
+    };
+    session.touch();
+    let items: Vec<Envelope<'_>> = match serde_json::from_str(text) {
+        Ok(items) => items,
+        Err(_) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::PARSE_ERROR,
+                "parse error: the body is not a valid JSON-RPC batch",
+            );
+        }
+    };
+    let mut keys: Vec<String> = items
+        .iter()
+        .filter(|e| e.method.is_some())
+        .filter_map(|e| e.id.and_then(Id::parse))
+        .map(|id| id.key().to_string())
+        .collect();
+    if keys.is_empty() && !items.is_empty() {
+        session.conn.handle(text);
+        return empty(StatusCode::ACCEPTED);
+    }
+    // A batch refused whole is answered with a null id.
+    keys.push("null".into());
+    if let Some(reply) = make_room(&session, &shared.options) {
+        return reply;
+    }
+    let stream = session.open_stream(keys);
+    session.conn.handle(text);
+    answer(shared, &session, stream, wants_json, wants_sse, false).await
+}
+
+fn get(shared: &Shared, headers: &HeaderMap) -> Reply {
+    let (_, wants_sse) = accepts(headers);
+    if !wants_sse {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            jsonrpc::INVALID_REQUEST,
+            "not acceptable: GET opens a text/event-stream",
+        );
+    }
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    session.touch();
+    let conflict = || {
+        rpc_error(
+            StatusCode::CONFLICT,
+            jsonrpc::INVALID_REQUEST,
+            "conflict: this stream is already being read",
+        )
+    };
+    if let Some(last) = header_str(headers, "last-event-id") {
+        let Some((stream, after)) = session.resume_point(last) else {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "bad request: Last-Event-ID names no stream of this session that can be resumed",
+            );
+        };
+        return match SseBody::attach(
+            Arc::clone(&session),
+            stream,
+            after,
+            None,
+            shared.options.poll_after,
+            shared.options.keep_alive,
+        ) {
+            Some(body) => sse_reply(body),
+            None => conflict(),
+        };
+    }
+    if lock(&session.routes).standalone.is_none()
+        && let Some(reply) = make_room(&session, &shared.options)
+    {
+        return reply;
+    }
+    let stream = session.standalone_stream();
+    let version = lock(&session.routes).version;
+    let prime = version
+        .filter(|v| *v >= ProtocolVersion::V2025_11_25)
+        .map(|_| shared.options.retry);
+    match SseBody::attach(
+        Arc::clone(&session),
+        stream,
+        0,
+        prime,
+        None,
+        shared.options.keep_alive,
+    ) {
+        Some(body) => sse_reply(body),
+        None => conflict(),
+    }
+}
+
+fn delete(shared: &Shared, headers: &HeaderMap) -> Reply {
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Some(id) = header_str(headers, SESSION_HEADER) {
+        lock(&shared.sessions).remove(id.trim());
+    }
+    end_session(session);
+    empty(StatusCode::OK)
+}
+
+/// The session a GET or DELETE names; 405 without one at 2026-07-28, which has none.
+// The error is the reply itself, built once on a rare path: boxing buys nothing.
+#[allow(clippy::result_large_err)]
+fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, Reply> {
+    match header_str(headers, SESSION_HEADER) {
+        Some(id) => lock(&shared.sessions)
+            .get(id.trim())
+            .cloned()
+            .ok_or_else(session_not_found),
+        None => {
+            let modern = header_str(headers, VERSION_HEADER)
+                .and_then(|v| ProtocolVersion::parse(v.trim()))
+                .is_some_and(|v| !v.uses_handshake());
+            Err(if modern {
+                let mut r = rpc_error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    jsonrpc::INVALID_REQUEST,
+                    "method not allowed: protocol version 2026-07-28 has no sessions",
+                );
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("POST"));
+                r
+            } else {
+                rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    jsonrpc::INVALID_REQUEST,
+                    "bad request: the Mcp-Session-Id header is required",
+                )
+            })
+        }
+    }
+}
+
+/// 128 random bits, hex: a session id no one can guess.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No entropy source: still unique, though guessable; say so.
+        eprintln!("toolschema mcp http: no random source; session ids are predictable");
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = n.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
