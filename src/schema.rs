@@ -305,7 +305,7 @@ pub(crate) enum Shape {
     /// fail-fast path goes on to the target by a small call. (The error path takes the
     /// reference, for its locations.) Also a `oneOf`/`anyOf` of literals (each branch an
     /// `enum` or a `const`): the target is a node of one `enum` of all their values (see
-    /// `order::literal_union`), which the error path never visits.
+    /// `accel::unions::literal_union`), which the error path never visits.
     Forward,
     General,
     /// An array whose body holds only `minItems`, `maxItems`, `uniqueItems` and an `items`
@@ -784,7 +784,7 @@ pub(crate) struct Compiled {
     pub(crate) property_tables: Vec<(u32, u32)>,
     /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
     /// (plain-object shape); for a node of the forward shape, the node the fail-fast path
-    /// goes on to (see `order::forward_targets`).
+    /// goes on to (see `accel::forwards::forward_targets`).
     pub(crate) spec_of: Vec<u32>,
     pub(crate) array_specs: Vec<ArraySpec>,
     pub(crate) object_specs: Vec<ObjectSpec>,
@@ -826,20 +826,20 @@ pub(crate) struct Compiled {
     pub(crate) list_dispatch: Vec<u32>,
     pub(crate) dispatches: Vec<Dispatch>,
     /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
-    /// no instance can match two of (see `dispatch::exclusive`): the first match decides.
+    /// no instance can match two of (see `accel::exclusive`): the first match decides.
     pub(crate) list_exclusive: Vec<bool>,
     /// Per `node_lists` entry of a `oneOf`/`anyOf` list: names of which an object the
     /// branch accepts holds at least one (`None`: not known; empty: no object is
-    /// accepted), see `dispatch::presence`; empty when no list has any.
+    /// accepted), see `accel::presence`; empty when no list has any.
     pub(crate) presence: Vec<Option<Box<[Arc<str>]>>>,
     /// Per `node_lists` entry: true at the first entry of a list some of whose branches
     /// have a presence filter.
     pub(crate) list_presence: Vec<bool>,
     pub(crate) contains: Vec<Contains>,
     /// Per node with `unevaluatedProperties` (sorted by node): the properties known to be
-    /// evaluated whenever the node is valid (see `order::unevaluated_specs`).
+    /// evaluated whenever the node is valid (see `accel::unevaluated`).
     pub(crate) unevaluated: Vec<(NodeId, Unevaluated)>,
-    /// The chains of conditions on one property (see `order::if_chains`); none for most
+    /// The chains of conditions on one property (see `accel::if_chains`); none for most
     /// schemas (boxed: a word in `Compiled`, which is moved as it is built).
     pub(crate) if_chains: Option<Box<IfChains>>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,

@@ -806,7 +806,7 @@ fn union<C: Collector>(
     }
 }
 
-/// A tuple of the union shape with `items` after it (see `order::is_tuple`), fail-fast:
+/// A tuple of the union shape with `items` after it (see `accel::shapes::is_tuple`), fail-fast:
 /// its bounds, `prefixItems` and the `items` (or `additionalItems`), in the body's order.
 #[inline(never)]
 fn tuple<C: Collector>(
@@ -865,7 +865,7 @@ fn contains_count(c: &Compiled, i: u32, items: &[Value], ctx: Ctx<'_>) -> bool {
 
 /// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
 /// with a small frame instead of `eval_node`'s. (Before the stack check: chains of such
-/// nodes are short, see `order::forward_chains`.)
+/// nodes are short, see `accel::forwards::forward_chains`.)
 #[inline(never)]
 fn forward<C: Collector>(
     c: &Compiled,
