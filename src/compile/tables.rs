@@ -32,7 +32,22 @@ pub(super) fn property_tables(c: &mut Compiled, live: &[u32]) {
             match *kw {
                 Keyword::Properties(span) => spans.push(span),
                 Keyword::AdditionalProperties(a) => spans.push(c.additional[a as usize].properties),
-                _ => {}
+                Keyword::PatternProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | crate::schema::assertion_keywords!() => {}
             }
         }
     }

@@ -111,7 +111,19 @@ pub(super) fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
                 Keyword::Not(n) => stack.push(n),
                 Keyword::If { cond, .. } => stack.push(cond),
                 Keyword::Contains(j) => stack.push(c.contains[j as usize].node),
-                _ => {}
+                Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::AllOf(_)
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | crate::schema::assertion_keywords!() => {}
             }
         }
     }
@@ -156,7 +168,24 @@ pub(super) fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
         };
         let rank = |k: &Keyword, cost: &[u32]| match k {
             Keyword::Type(_) => 0,
-            _ => 1 + keyword_cost(c, k, cost),
+            Keyword::False
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!()
+            | crate::schema::applicator_keywords!() => 1 + keyword_cost(c, k, cost),
         };
         if pairs.len() > 1 {
             pairs.sort_by_key(|(k, _)| (unevaluated(k), rank(k, cost)));

@@ -58,7 +58,22 @@ pub(super) fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Ar
         Keyword::AdditionalProperties(i) => {
             &c.properties[c.additional[i as usize].properties.range()]
         }
-        _ => &[],
+        Keyword::PatternProperties(_)
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::Contains(_)
+        | Keyword::AllOf(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::Ref(_)
+        | Keyword::DynamicRef(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::UnevaluatedItems(_)
+        | crate::schema::assertion_keywords!() => &[],
     }
 }
 
@@ -74,7 +89,38 @@ pub(super) fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Co
             Keyword::Const(i) => Some(Cow::Borrowed(std::slice::from_ref(&c.values[i as usize]))),
             Keyword::Enum(span) => Some(Cow::Borrowed(&c.values[span.range()])),
             Keyword::Ref(t) => pinned_values(c, t, depth + 1),
-            _ => None,
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => None,
         };
         if let Some(values) = found {
             out = Some(match out {
@@ -98,7 +144,38 @@ pub(super) fn is_pinned(c: &Compiled, node: NodeId, depth: u32) -> bool {
         found |= match *kw {
             Keyword::Const(_) | Keyword::Enum(_) => true,
             Keyword::Ref(t) => is_pinned(c, t, depth + 1),
-            _ => false,
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => false,
         };
     }
     found
@@ -213,7 +290,22 @@ pub(super) fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Val
                 _ => {}
             },
             Keyword::Ref(t) => out.extend(excluded_values(c, t, depth + 1)),
-            _ => {}
+            Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | crate::schema::assertion_keywords!() => {}
         }
     }
     out
@@ -256,7 +348,33 @@ pub(super) fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filt
                     union(acc, filter(c, n, prop, depth + 1))
                 })
             }
-            _ => ANY,
+            Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => ANY,
         };
         f = intersect(f, g);
     }
@@ -283,7 +401,18 @@ pub(super) fn pinned_names(c: &Compiled, node: NodeId, depth: u32, out: &mut Vec
                     pinned_names(c, n, depth + 1, out);
                 }
             }
-            _ => {}
+            Keyword::PatternProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | crate::schema::assertion_keywords!() => {}
         }
     }
 }
@@ -449,7 +578,22 @@ mod tests {
     fn root_list(c: &crate::schema::Compiled) -> Option<crate::schema::Span> {
         c.keywords_of(c.root).iter().find_map(|kw| match kw {
             Keyword::OneOf(span) | Keyword::AnyOf(span) => Some(*span),
-            _ => None,
+            Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | crate::schema::assertion_keywords!() => None,
         })
     }
 

@@ -142,7 +142,38 @@ pub(super) fn required_names<'c>(
                     required_names(c, n, depth + 1, out);
                 }
             }
-            _ => {}
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => {}
         }
     }
 }
@@ -173,7 +204,20 @@ pub(super) fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> boo
             .node_list(span)
             .iter()
             .any(|&n| forbids(c, n, name, depth + 1)),
-        _ => false,
+        Keyword::PatternProperties(_)
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::Contains(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::DynamicRef(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::UnevaluatedItems(_)
+        | crate::schema::assertion_keywords!() => false,
     })
 }
 

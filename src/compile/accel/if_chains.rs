@@ -18,7 +18,7 @@ pub(super) fn if_chains(c: &mut Compiled) {
         .iter()
         .filter_map(|kw| match *kw {
             Keyword::AllOf(span) if span.len() >= 2 => Some(span),
-            _ => None,
+            crate::schema::applicator_keywords!() | crate::schema::assertion_keywords!() => None,
         })
         .collect();
     let mut chains: Vec<crate::schema::IfChain> = Vec::new();

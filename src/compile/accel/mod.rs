@@ -172,7 +172,22 @@ pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
             match *kw {
                 Keyword::AnyOf(span) => spans.push((span, false)),
                 Keyword::OneOf(span) => spans.push((span, true)),
-                _ => {}
+                Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | crate::schema::assertion_keywords!() => {}
             }
         }
     }

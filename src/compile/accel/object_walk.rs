@@ -107,7 +107,36 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
                 Keyword::MinProperties(m) => spec.min = spec.min.max(m),
                 Keyword::MaxProperties(m) => spec.max = spec.max.min(m),
                 Keyword::PropertyNames(child) => spec.key_names = child,
-                _ => {}
+                Keyword::False
+                | Keyword::Type(_)
+                | Keyword::Const(_)
+                | Keyword::Enum(_)
+                | Keyword::MultipleOf(_)
+                | Keyword::MaxLength(_)
+                | Keyword::MinLength(_)
+                | Keyword::Pattern(_)
+                | Keyword::Format(_)
+                | Keyword::MaxItems(_)
+                | Keyword::MinItems(_)
+                | Keyword::UniqueItems
+                | Keyword::Required(_)
+                | Keyword::DependentRequired(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | Keyword::Content(_)
+                | crate::schema::bound_keywords!() => {}
             }
         }
         if spec.walk == ObjectWalk::Keys && spec.names.len() == 0 {
@@ -150,7 +179,38 @@ pub(super) fn fuse_required(c: &mut Compiled, live: &[u32]) {
                 Keyword::AdditionalProperties(a) => {
                     walked = Some(c.additional[a as usize].properties)
                 }
-                _ => {}
+                Keyword::False
+                | Keyword::Type(_)
+                | Keyword::Const(_)
+                | Keyword::Enum(_)
+                | Keyword::MultipleOf(_)
+                | Keyword::MaxLength(_)
+                | Keyword::MinLength(_)
+                | Keyword::Pattern(_)
+                | Keyword::Format(_)
+                | Keyword::MaxItems(_)
+                | Keyword::MinItems(_)
+                | Keyword::UniqueItems
+                | Keyword::MaxProperties(_)
+                | Keyword::MinProperties(_)
+                | Keyword::DependentRequired(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | Keyword::Content(_)
+                | crate::schema::bound_keywords!() => {}
             }
         }
         let (Some(required), Some(walked)) = (required, walked) else {

@@ -78,7 +78,35 @@ pub(super) fn presence(
                     offer(Some(names));
                 }
             }
-            _ => {}
+            Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => {}
         }
     }
     best.filter(|names| names.len() <= PRESENCE_MAX)

@@ -18,7 +18,39 @@ pub(super) fn type_shape(c: &Compiled, node: NodeId) -> (Shape, TypeSet) {
         && body.iter().all(|k| match *k {
             Keyword::MinItems(_) | Keyword::MaxItems(_) => true,
             Keyword::Items { node, skip: 0 } => type_only(node),
-            _ => false,
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => false,
         });
     if typed_array {
         return (Shape::TypedArray, n.types);
@@ -180,7 +212,37 @@ pub(super) fn node_shapes(c: &mut Compiled, live: &[u32]) {
                         spec.items = c.nodes[node.index()].types;
                         spec.item = node;
                     }
-                    _ => {}
+                    Keyword::False
+                    | Keyword::Type(_)
+                    | Keyword::Const(_)
+                    | Keyword::Enum(_)
+                    | Keyword::MultipleOf(_)
+                    | Keyword::MaxLength(_)
+                    | Keyword::MinLength(_)
+                    | Keyword::Pattern(_)
+                    | Keyword::Format(_)
+                    | Keyword::MaxProperties(_)
+                    | Keyword::MinProperties(_)
+                    | Keyword::Required(_)
+                    | Keyword::DependentRequired(_)
+                    | Keyword::Properties(_)
+                    | Keyword::PatternProperties(_)
+                    | Keyword::AdditionalProperties(_)
+                    | Keyword::PropertyNames(_)
+                    | Keyword::DependentSchemas(_)
+                    | Keyword::PrefixItems(_)
+                    | Keyword::Contains(_)
+                    | Keyword::AllOf(_)
+                    | Keyword::AnyOf(_)
+                    | Keyword::OneOf(_)
+                    | Keyword::Not(_)
+                    | Keyword::If { .. }
+                    | Keyword::Ref(_)
+                    | Keyword::DynamicRef(_)
+                    | Keyword::UnevaluatedProperties(_)
+                    | Keyword::UnevaluatedItems(_)
+                    | Keyword::Content(_)
+                    | crate::schema::bound_keywords!() => {}
                 }
             }
             c.spec_of[i] = c.array_specs.len() as u32;
@@ -224,7 +286,34 @@ pub(super) fn inferred_types(c: &mut Compiled, live: &[u32]) {
                     depends = true;
                     continue;
                 }
-                _ => continue,
+                Keyword::Type(_)
+                | Keyword::MultipleOf(_)
+                | Keyword::MaxLength(_)
+                | Keyword::MinLength(_)
+                | Keyword::Pattern(_)
+                | Keyword::Format(_)
+                | Keyword::MaxItems(_)
+                | Keyword::MinItems(_)
+                | Keyword::UniqueItems
+                | Keyword::MaxProperties(_)
+                | Keyword::MinProperties(_)
+                | Keyword::Required(_)
+                | Keyword::DependentRequired(_)
+                | Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | Keyword::Content(_)
+                | crate::schema::bound_keywords!() => continue,
             };
             if k.is_strict() {
                 continue;
@@ -254,7 +343,20 @@ pub(super) fn inferred_types(c: &mut Compiled, live: &[u32]) {
                         .node_list(span)
                         .iter()
                         .fold(TypeSet::empty(), |a, id| a.union(of(id))),
-                    _ => continue,
+                    Keyword::Properties(_)
+                    | Keyword::PatternProperties(_)
+                    | Keyword::AdditionalProperties(_)
+                    | Keyword::PropertyNames(_)
+                    | Keyword::DependentSchemas(_)
+                    | Keyword::PrefixItems(_)
+                    | Keyword::Items { .. }
+                    | Keyword::Contains(_)
+                    | Keyword::Not(_)
+                    | Keyword::If { .. }
+                    | Keyword::DynamicRef(_)
+                    | Keyword::UnevaluatedProperties(_)
+                    | Keyword::UnevaluatedItems(_)
+                    | crate::schema::assertion_keywords!() => continue,
                 };
                 if k.is_strict() {
                     continue;
@@ -299,7 +401,35 @@ pub(super) fn plain_objects(c: &mut Compiled, live: &[u32]) {
                 matches!(*k, Keyword::AdditionalProperties(a)
                     if c.additional[a as usize].patterns.len() > 0)
             }),
-            _ => false,
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::DependentRequired(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::PrefixItems(_)
+            | Keyword::Items { .. }
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => false,
         });
         if plain && walks == 1 {
             c.nodes[i].shape = Shape::PlainObject;
