@@ -241,3 +241,15 @@ pub(super) fn duplicate_by_hashing<I: Copy + Eq>(
     }
     None
 }
+
+/// `minItems`.
+#[inline(always)]
+pub(super) fn min_items(items: usize, min: u64) -> bool {
+    items as u64 >= min
+}
+
+/// `maxItems`.
+#[inline(always)]
+pub(super) fn max_items(items: usize, max: u64) -> bool {
+    items as u64 <= max
+}

@@ -51,7 +51,22 @@ pub(super) fn eval_node<C: Collector>(
                 Keyword::DynamicRef(i) => {
                     return eval(c, dynamic_target(c, i, ctx.scope), instance, ctx, col);
                 }
-                _ => {}
+                Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Items { .. }
+                | Keyword::Contains(_)
+                | Keyword::AllOf(_)
+                | Keyword::AnyOf(_)
+                | Keyword::OneOf(_)
+                | Keyword::Not(_)
+                | Keyword::If { .. }
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_)
+                | crate::schema::assertion_keywords!() => {}
             }
         }
     }
@@ -94,12 +109,14 @@ pub(super) fn eval_node<C: Collector>(
         let ok = if C::FAIL_FAST {
             // The commonest cheap keywords inline, with no call.
             match *kw {
-                Keyword::MinItems(min) => {
-                    !matches!(instance, Value::Array(a) if (a.len() as u64) < min)
-                }
-                Keyword::MaxItems(max) => {
-                    !matches!(instance, Value::Array(a) if a.len() as u64 > max)
-                }
+                Keyword::MinItems(min) => match instance {
+                    Value::Array(a) => min_items(a.len(), min),
+                    _ => true,
+                },
+                Keyword::MaxItems(max) => match instance {
+                    Value::Array(a) => max_items(a.len(), max),
+                    _ => true,
+                },
                 Keyword::Required(span) => match instance {
                     Value::Object(o) => required_met(c, span, o),
                     _ => true,
@@ -116,8 +133,34 @@ pub(super) fn eval_node<C: Collector>(
                 Keyword::AllOf(span) => all_of(c, span, instance, ctx),
                 Keyword::Not(child) => !valid_at(c, child, instance, ctx),
                 Keyword::If { cond, then, els } => if_then_else(c, cond, then, els, instance, ctx),
-                _ if kw.is_assertion() => assertion(c, node, k, *kw, instance, ctx, col),
-                _ => eval_keyword(c, node, k, kw, instance, &ctx, col),
+                Keyword::False
+                | Keyword::Type(_)
+                | Keyword::Const(_)
+                | Keyword::Enum(_)
+                | Keyword::MultipleOf(_)
+                | Keyword::MaxLength(_)
+                | Keyword::MinLength(_)
+                | Keyword::Pattern(_)
+                | Keyword::Format(_)
+                | Keyword::UniqueItems
+                | Keyword::MaxProperties(_)
+                | Keyword::MinProperties(_)
+                | Keyword::DependentRequired(_)
+                | Keyword::Content(_)
+                | crate::schema::bound_keywords!() => {
+                    assertion(c, node, k, *kw, instance, ctx, col)
+                }
+                Keyword::Properties(_)
+                | Keyword::PatternProperties(_)
+                | Keyword::AdditionalProperties(_)
+                | Keyword::PropertyNames(_)
+                | Keyword::DependentSchemas(_)
+                | Keyword::PrefixItems(_)
+                | Keyword::Contains(_)
+                | Keyword::Ref(_)
+                | Keyword::DynamicRef(_)
+                | Keyword::UnevaluatedProperties(_)
+                | Keyword::UnevaluatedItems(_) => eval_keyword(c, node, k, kw, instance, &ctx, col),
             }
         } else if kw.is_assertion() {
             assertion(c, node, k, *kw, instance, ctx, col)
@@ -598,19 +641,15 @@ pub(super) fn assertion<C: Collector>(
                 })
         }
         Keyword::MaxLength(max) => match instance {
-            // A string has no more code points than bytes.
             Value::String(s) => {
-                s.len() as u64 <= max
-                    || json::char_count(s) as u64 <= max
+                max_length(s, max)
                     || fail!(col, c, ctx, node, k, ErrorKind::MaxLength { limit: max })
             }
             _ => true,
         },
         Keyword::MinLength(min) => match instance {
-            // At most four bytes per code point: a long enough string needs no count.
             Value::String(s) => {
-                s.len() as u64 >= min.saturating_mul(4)
-                    || (s.len() as u64 >= min && json::char_count(s) as u64 >= min)
+                min_length(s, min)
                     || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
             }
             _ => true,
@@ -670,14 +709,14 @@ pub(super) fn assertion<C: Collector>(
         },
         Keyword::MaxItems(max) => match instance {
             Value::Array(a) => {
-                a.len() as u64 <= max
+                max_items(a.len(), max)
                     || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max })
             }
             _ => true,
         },
         Keyword::MinItems(min) => match instance {
             Value::Array(a) => {
-                a.len() as u64 >= min
+                min_items(a.len(), min)
                     || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min })
             }
             _ => true,
@@ -698,7 +737,7 @@ pub(super) fn assertion<C: Collector>(
         },
         Keyword::MaxProperties(max) => match instance {
             Value::Object(o) => {
-                o.len() as u64 <= max
+                max_properties(o, max)
                     || fail!(
                         col,
                         c,
@@ -712,7 +751,7 @@ pub(super) fn assertion<C: Collector>(
         },
         Keyword::MinProperties(min) => match instance {
             Value::Object(o) => {
-                o.len() as u64 >= min
+                min_properties(o, min)
                     || fail!(
                         col,
                         c,

@@ -20,12 +20,8 @@ pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) ->
             Keyword::Pattern(i) => {
                 c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match
             }
-            Keyword::MaxLength(max) => {
-                key.len() as u64 <= max || json::char_count(key) as u64 <= max
-            }
-            Keyword::MinLength(min) => {
-                key.len() as u64 >= min && json::char_count(key) as u64 >= min
-            }
+            Keyword::MaxLength(max) => max_length(key, max),
+            Keyword::MinLength(min) => min_length(key, min),
             Keyword::Enum(span) => c.enum_has_string(span, key),
             Keyword::Const(i) => matches!(&c.values[i as usize], Value::String(t) if t == key),
             // What a string cannot fail.
@@ -41,7 +37,13 @@ pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) ->
             | Keyword::MinProperties(_)
             | Keyword::Required(_)
             | Keyword::DependentRequired(_) => true,
-            _ => return eval_key(c, node, key, ctx, &mut FailFast),
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Format(_)
+            | Keyword::Content(_)
+            | crate::schema::applicator_keywords!() => {
+                return eval_key(c, node, key, ctx, &mut FailFast);
+            }
         };
         if !ok {
             return false;
@@ -233,4 +235,16 @@ pub(super) fn properties<C: Collector>(
         }
     }
     ok
+}
+
+/// `minProperties`.
+#[inline(always)]
+pub(super) fn min_properties(o: &Map<String, Value>, min: u64) -> bool {
+    o.len() as u64 >= min
+}
+
+/// `maxProperties`.
+#[inline(always)]
+pub(super) fn max_properties(o: &Map<String, Value>, max: u64) -> bool {
+    o.len() as u64 <= max
 }

@@ -77,13 +77,32 @@ pub(super) fn union<C: Collector>(
         },
         [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
             Value::Array(items) => {
-                let len = items.len() as u64;
                 for bound in bounds {
-                    match *bound {
-                        Keyword::MinItems(min) if len < min => return false,
-                        Keyword::MaxItems(max) if len > max => return false,
-                        Keyword::MinItems(_) | Keyword::MaxItems(_) => {}
-                        _ => return eval_node(c, node, instance, ctx, col),
+                    let within = match *bound {
+                        Keyword::MinItems(min) => min_items(items.len(), min),
+                        Keyword::MaxItems(max) => max_items(items.len(), max),
+                        Keyword::False
+                        | Keyword::Type(_)
+                        | Keyword::Const(_)
+                        | Keyword::Enum(_)
+                        | Keyword::MultipleOf(_)
+                        | Keyword::MaxLength(_)
+                        | Keyword::MinLength(_)
+                        | Keyword::Pattern(_)
+                        | Keyword::Format(_)
+                        | Keyword::UniqueItems
+                        | Keyword::MaxProperties(_)
+                        | Keyword::MinProperties(_)
+                        | Keyword::Required(_)
+                        | Keyword::DependentRequired(_)
+                        | Keyword::Content(_)
+                        | crate::schema::bound_keywords!()
+                        | crate::schema::applicator_keywords!() => {
+                            return eval_node(c, node, instance, ctx, col);
+                        }
+                    };
+                    if !within {
+                        return false;
                     }
                 }
                 c.branches(span)
@@ -114,11 +133,10 @@ pub(super) fn tuple<C: Collector>(
     let Value::Array(items) = instance else {
         return true;
     };
-    let len = items.len() as u64;
     for kw in body {
         let ok = match *kw {
-            Keyword::MinItems(min) => len >= min,
-            Keyword::MaxItems(max) => len <= max,
+            Keyword::MinItems(min) => min_items(items.len(), min),
+            Keyword::MaxItems(max) => max_items(items.len(), max),
             Keyword::PrefixItems(span) => c
                 .branches(span)
                 .iter()
@@ -126,7 +144,37 @@ pub(super) fn tuple<C: Collector>(
                 .all(|(child, item)| eval(c, *child, item, ctx, col)),
             Keyword::Items { node: child, skip } => items_from(c, child, skip, items, ctx, col),
             // (Not of the shape: the general loop decides.)
-            _ => return eval_node(c, node, instance, ctx, col),
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => return eval_node(c, node, instance, ctx, col),
         };
         if !ok {
             return false;
@@ -528,14 +576,8 @@ pub(super) fn leaf_one<C: Collector>(
         (Keyword::Const(i), Value::Number(x)) => {
             matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(x, y))
         }
-        // (As in `eval_leaf`: the byte length decides most cases.)
-        (Keyword::MaxLength(max), Value::String(s)) => {
-            s.len() as u64 <= max || code_points(s) <= max
-        }
-        (Keyword::MinLength(min), Value::String(s)) => {
-            s.len() as u64 >= min.saturating_mul(4)
-                || (s.len() as u64 >= min && code_points(s) >= min)
-        }
+        (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
+        (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
         _ => assertion(c, node, at, kw, instance, ctx, col),
     }
 }
@@ -587,19 +629,12 @@ pub(super) fn eval_leaf<C: Collector>(
             (Keyword::Const(i), Value::String(s)) => {
                 matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
             }
-            // A string has no more code points than bytes, and at least a quarter: the
-            // byte length decides most cases; counting is a small call of its own.
-            (Keyword::MaxLength(max), Value::String(s)) => {
-                s.len() as u64 <= max || code_points(s) <= max
-            }
-            (Keyword::MinLength(min), Value::String(s)) => {
-                s.len() as u64 >= min.saturating_mul(4)
-                    || (s.len() as u64 >= min && code_points(s) >= min)
-            }
-            (Keyword::MinItems(min), Value::Array(a)) => a.len() as u64 >= min,
-            (Keyword::MaxItems(max), Value::Array(a)) => a.len() as u64 <= max,
-            (Keyword::MinProperties(min), Value::Object(o)) => o.len() as u64 >= min,
-            (Keyword::MaxProperties(max), Value::Object(o)) => o.len() as u64 <= max,
+            (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
+            (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
+            (Keyword::MinItems(min), Value::Array(a)) => min_items(a.len(), min),
+            (Keyword::MaxItems(max), Value::Array(a)) => max_items(a.len(), max),
+            (Keyword::MinProperties(min), Value::Object(o)) => min_properties(o, min),
+            (Keyword::MaxProperties(max), Value::Object(o)) => max_properties(o, max),
             // A number against a bound: one comparison, mostly (see `Limit::admits`).
             (
                 Keyword::Minimum(i)

@@ -8,6 +8,20 @@ pub(super) fn code_points(s: &str) -> u64 {
     json::char_count(s) as u64
 }
 
+/// `maxLength`: a string has no more code points than bytes, so the byte length decides
+/// most strings and the code points are counted only past it.
+#[inline(always)]
+pub(super) fn max_length(s: &str, max: u64) -> bool {
+    s.len() as u64 <= max || code_points(s) <= max
+}
+
+/// `minLength`: a code point takes at most four bytes, so a long enough string needs no
+/// count, and one shorter in bytes than `min` fails without one.
+#[inline(always)]
+pub(super) fn min_length(s: &str, min: u64) -> bool {
+    s.len() as u64 >= min.saturating_mul(4) || (s.len() as u64 >= min && code_points(s) >= min)
+}
+
 /// `contentEncoding: base64` and `contentMediaType: application/json`, when they assert.
 pub(super) fn content<C: Collector>(
     c: &Compiled,
