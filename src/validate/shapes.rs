@@ -281,12 +281,11 @@ pub(super) fn plain_object<C: Collector>(
     if len < spec.min || len > spec.max {
         return false;
     }
-    if spec.required.len() > 0
-        && !c.strings[spec.required.range()]
-            .iter()
-            .all(|name| json::has_key(o, name.as_ref()))
-    {
-        return false;
+    // (A loop, as in `items_array`.)
+    for name in &c.strings[spec.required.range()] {
+        if !json::has_key(o, name.as_ref()) {
+            return false;
+        }
     }
     match spec.walk {
         ObjectWalk::Keys => {}
