@@ -4,14 +4,13 @@
 //! references need no patching beyond the placeholder each `$ref` gets until the
 //! references are resolved, after every location of the loaded documents is known.
 
+mod accel;
 mod caps;
 mod cycles;
 pub(crate) mod dialect;
-mod dispatch;
-mod fuse;
 mod keys;
-mod order;
 pub(crate) mod pointer;
+mod tables;
 pub(crate) mod uri;
 
 use crate::error::{SchemaError, SchemaErrorKind};
@@ -47,18 +46,18 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
         // nothing else (see `Options::shortcuts`).
         c.out.dynamic_refs = dynamic;
         c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
-        order::reference_tables(&mut c.out);
+        tables::reference_tables(&mut c.out);
         c.out.shrink_to_fit();
         return Ok(c.out);
     }
     c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
-    let mut live = order::live_nodes(&c.out, c.definitions > 0);
+    let mut live = accel::live_nodes(&c.out, c.definitions > 0);
     let fused = match c.all_ofs {
-        true => fuse::fuse_all_ofs(&mut c.out, &mut live),
+        true => accel::all_of::fuse_all_ofs(&mut c.out, &mut live),
         false => Vec::new(),
     };
-    order::optimize(&mut c.out, &live, c.conditions, &fused);
-    dispatch::build_all(&mut c.out, &live);
+    accel::optimize(&mut c.out, &live, c.conditions, &fused);
+    accel::branch_lists(&mut c.out, &live);
     c.out.shrink_to_fit();
     Ok(c.out)
 }
@@ -183,7 +182,7 @@ struct Compiler<'a> {
     pattern_cache: AHashMap<String, u32>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
-    /// Some `if` was compiled (`order::if_chains` looks for chains of them then).
+    /// Some `if` was compiled (`accel::if_chains` looks for chains of them then).
     conditions: bool,
     /// Some `allOf`, or some `$ref` beside keywords that walk the instance's properties
     /// or items, was compiled (`fuse` looks for some to fuse then).
@@ -1220,7 +1219,7 @@ impl<'a> Compiler<'a> {
                     end: self.out.values.len() as u32,
                 };
                 if span.len() > crate::schema::ENUM_SCAN_LIMIT && self.options.shortcuts {
-                    order::enum_table(&mut self.out, span);
+                    tables::enum_table(&mut self.out, span);
                 }
                 self.push_keyword(Keyword::Enum(span), "enum");
             }

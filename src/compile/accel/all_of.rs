@@ -83,7 +83,7 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
         for k in c.nodes[n.index()].keywords.range() {
             let kw = c.keywords[k];
             match kw {
-                // A list of conditions alone is kept whole: `order::if_chains` may dispatch
+                // A list of conditions alone is kept whole: `if_chains` may dispatch
                 // it on one property.
                 Keyword::AllOf(span) if conditions_only(c, span) => {
                     p.copied.push((kw, c.keyword_names[k]))

@@ -1,0 +1,268 @@
+//! Array keywords: `items`/`prefixItems`, `contains`, `uniqueItems`, `minItems`/`maxItems`.
+
+use super::*;
+
+/// `contains` (number `i` of the schema's) on the fail-fast path: items are counted until
+/// the answer is known (no location, no annotation).
+#[inline(never)]
+pub(super) fn contains_count(c: &Compiled, i: u32, items: &[Value], ctx: Ctx<'_>) -> bool {
+    let Some(spec) = c.contains.get(i as usize) else {
+        return false;
+    };
+    let mut count = 0u64;
+    for item in items {
+        if valid_at(c, spec.node, item, ctx) {
+            count += 1;
+            if spec.max.is_some_and(|max| count > max) {
+                return false;
+            }
+            if spec.max.is_none() && count >= spec.min {
+                return true;
+            }
+        }
+    }
+    count >= spec.min
+}
+
+/// A node of the items-array shape (see `Shape::ItemsArray`), fail-fast: its bounds, then
+/// each item against the items' schema, with no keyword loop.
+#[inline(never)]
+pub(super) fn items_array<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let spec = c.array_spec(node);
+    // (Every node of the shape has its spec; without one, the general loop decides.)
+    let Some(spec) = spec else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let len = items.len() as u64;
+    if len < spec.min || len > spec.max {
+        return false;
+    }
+    if spec.unique {
+        // (Apart: arrays of typed arrays, the hot path of GeoJSON, lose an instruction per
+        // item to register allocation when the check shares their function.)
+        return unique_items_array(c, spec, items, ctx, col);
+    }
+    let child = spec.item;
+    let of = c.node(child);
+    let marker = 0u8;
+    if of.shape == Shape::PlainObject
+        && !enters_resource(c, of, &ctx)
+        && (&raw const marker as usize) >= ctx.stack_limit
+    {
+        // Arrays of objects: the items' shape (and room on the stack, the same for every
+        // item) is settled once, not per item as `eval` would.
+        // (Loops written out here and below: `Iterator::all` was left out of line once this
+        // function had a module of its own, +3.9% instructions on helm-chart-lock.)
+        for item in items {
+            if !(admits(of.types, item) && plain_object(c, child, item, ctx, col)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    if of.shape == Shape::TypedArray {
+        // Arrays of typed arrays (GeoJSON rings): inline, no call per item (as in the
+        // node loop's `items`; a shared function for both was slower, see BENCHMARKS.md).
+        for item in items {
+            if !(admits(of.types, item) && typed_array_inline(c, child, item)) {
+                return false;
+            }
+        }
+        true
+    } else {
+        for item in items {
+            if !eval(c, child, item, ctx, col) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// `items_array` for `uniqueItems: true`: no two items equal, then each item.
+#[inline(never)]
+pub(super) fn unique_items_array<C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ArraySpec,
+    items: &[Value],
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    duplicate(items).is_none() && items.iter().all(|item| eval(c, spec.item, item, ctx, col))
+}
+
+/// `items` (from index `skip`) on the fail-fast path of the general keyword loop (out of
+/// line: inlined, its table reads were hoisted into every node's loop).
+#[inline(never)]
+pub(super) fn items_from<C: Collector>(
+    c: &Compiled,
+    child: NodeId,
+    skip: u32,
+    items: &[Value],
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let items = items.get(skip as usize..).unwrap_or_default();
+    // (One look past a forward for all the items.)
+    let child = c.fail_fast_target(child);
+    let of = c.node(child);
+    if of.body().is_empty() {
+        // Items of a type only (`{"type": "number"}`): one test each.
+        items.iter().all(|item| admits(of.types, item))
+    } else if of.shape == Shape::TypedArray {
+        items
+            .iter()
+            .all(|item| admits(of.types, item) && typed_array_inline(c, child, item))
+    } else {
+        let marker = 0u8;
+        if C::FAIL_FAST
+            && of.shape == Shape::PlainObject
+            && !enters_resource(c, of, &ctx)
+            && (&raw const marker as usize) >= ctx.stack_limit
+        {
+            // (As in `items_array`.)
+            return items
+                .iter()
+                .all(|item| admits(of.types, item) && plain_object(c, child, item, ctx, col));
+        }
+        items.iter().all(|item| eval(c, child, item, ctx, col))
+    }
+}
+
+/// Strings or numbers up to which `duplicate` compares pairs (by signature).
+pub(super) const PAIRWISE: usize = 16;
+
+/// The first pair of equal items, if any.
+pub(super) fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
+    // Pairs compared directly up to a size where hashing costs less: a few items by
+    // equality alone, which ends at their first difference (so do objects and arrays, up
+    // to eight: their signatures are their lengths, alike in most arrays); more strings
+    // or numbers by their signatures first (`json::value_signature`: a few instructions,
+    // equal for equal items), the items only where those meet.
+    let scalars = !matches!(items.first(), Some(Value::Object(_) | Value::Array(_)));
+    if items.len() <= if scalars { 4 } else { 8 } {
+        // (The pair whose second item comes first, as the hashed search reports it.)
+        for j in 1..items.len() {
+            for i in 0..j {
+                // (Two strings inline, the commonest; anything else by a call.)
+                let same = match (&items[i], &items[j]) {
+                    (Value::String(a), Value::String(b)) => crate::names::same(a, b),
+                    (a, b) => json::equal(a, b),
+                };
+                if same {
+                    return Some((i, j));
+                }
+            }
+        }
+        return None;
+    }
+    duplicate_past_few(items, scalars)
+}
+
+/// `duplicate` past a few items (out of line: the small arrays' path keeps a small frame).
+#[inline(never)]
+pub(super) fn duplicate_past_few(items: &[Value], scalars: bool) -> Option<(usize, usize)> {
+    if scalars && items.len() <= PAIRWISE {
+        let mut signatures = [0u64; PAIRWISE];
+        for (s, item) in signatures.iter_mut().zip(items) {
+            *s = json::value_signature(item);
+        }
+        for j in 1..items.len() {
+            for i in 0..j {
+                if signatures[i] == signatures[j] && json::equal(&items[i], &items[j]) {
+                    return Some((i, j));
+                }
+            }
+        }
+        return None;
+    }
+    // Large arrays: each item's hash looked up in a table of the earlier distinct items';
+    // items are compared only where hashes meet. The table is kept per thread: no
+    // allocation in steady state (its room is given back after an array over about
+    // 700,000 items).
+    thread_local! {
+        static TABLE: RefCell<Vec<(u32, u32)>> = const { RefCell::new(Vec::new()) };
+    }
+    if u32::try_from(items.len()).is_err() {
+        // (Four billion items and more: indices of a word.)
+        return duplicate_by_hashing(items, &mut Vec::new(), usize::MAX, |j| j, |i| i);
+    }
+    let Ok(mut table) =
+        TABLE.with(|cell| cell.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)))
+    else {
+        return duplicate_by_hashing(
+            items,
+            &mut Vec::new(),
+            u32::MAX,
+            |j| j as u32,
+            |i| i as usize,
+        );
+    };
+    let found = duplicate_by_hashing(items, &mut table, u32::MAX, |j| j as u32, |i| i as usize);
+    if table.capacity() <= 1 << 20 {
+        let _ = TABLE.with(|cell| cell.try_borrow_mut().map(|mut b| *b = table));
+    }
+    found
+}
+
+/// The first pair of equal items (by the later item's position, then the earlier's),
+/// through an open-addressing table in `table` of the first item of each value seen:
+/// (the hash's high half, the item's index as `to` makes it; `empty` in a free slot).
+pub(super) fn duplicate_by_hashing<I: Copy + Eq>(
+    items: &[Value],
+    table: &mut Vec<(u32, I)>,
+    empty: I,
+    to: impl Fn(usize) -> I,
+    from: impl Fn(I) -> usize,
+) -> Option<(usize, usize)> {
+    // (Keys drawn once per process: see `json::hash_value`. They keep the slots of
+    // distinct items from being chosen by an instance too: the table stays fast.)
+    static STATE: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+    let state = STATE.get_or_init(ahash::RandomState::new);
+    // At most two thirds full: an empty slot ends every probe.
+    let size = items
+        .len()
+        .saturating_add(items.len() / 2)
+        .next_power_of_two();
+    let mask = size - 1;
+    table.clear();
+    table.resize(size, (0, empty));
+    for (j, item) in items.iter().enumerate() {
+        let hash = json::hash_value(item, state);
+        let tag = (hash >> 32) as u32;
+        let mut slot = hash as usize & mask;
+        loop {
+            let (t, i) = table[slot];
+            if i == empty {
+                table[slot] = (tag, to(j));
+                break;
+            }
+            if t == tag && json::equal(&items[from(i)], item) {
+                return Some((from(i), j));
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+    None
+}
+
+/// `minItems`.
+#[inline(always)]
+pub(super) fn min_items(items: usize, min: u64) -> bool {
+    items as u64 >= min
+}
+
+/// `maxItems`.
+#[inline(always)]
+pub(super) fn max_items(items: usize, max: u64) -> bool {
+    items as u64 <= max
+}

@@ -1,0 +1,320 @@
+//! The logic applicators: `allOf`, `anyOf`, `oneOf` (with the discriminator's pick of
+//! branches), `if`/`then`/`else` and if-chains.
+
+use super::*;
+
+/// `oneOf` on the fail-fast path: exactly one branch matches.
+#[inline(never)]
+pub(super) fn one_of(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    one_of_matches(c, span, instance, ctx) == 1
+}
+
+/// How many branches of `oneOf` match, counting to 2 at most (those the dispatch rules
+/// out are skipped; the second match ends the search, or the first in an exclusive list).
+#[inline(always)]
+pub(super) fn one_of_matches(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> usize {
+    let children = c.branches(span);
+    let pick = Dispatched::new(c, span, instance);
+    // (No other branch can match once one has, when the list is exclusive.)
+    let enough = if c.list_exclusive.get(span.start as usize) == Some(&true) {
+        1
+    } else {
+        2
+    };
+    let mut matched = 0;
+    match pick.indexed() {
+        Some(branches) => {
+            for j in branches {
+                if pick.present(j) && valid_at(c, children[j], instance, ctx) {
+                    matched += 1;
+                    if matched == enough {
+                        break;
+                    }
+                }
+            }
+        }
+        None => {
+            for (j, child) in children.iter().enumerate() {
+                if pick.may_match(j) && valid_at(c, *child, instance, ctx) {
+                    matched += 1;
+                    if matched == enough {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    matched
+}
+
+/// `anyOf` on the fail-fast path.
+#[inline(never)]
+pub(super) fn any_of(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    any_of_inline(c, span, instance, ctx)
+}
+
+/// `any_of`, inline in `union` (a lone `anyOf` saves a frame).
+#[inline(always)]
+pub(super) fn any_of_inline(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    let children = c.branches(span);
+    let pick = Dispatched::new(c, span, instance);
+    match pick.indexed() {
+        Some(mut branches) => {
+            branches.any(|j| pick.present(j) && valid_at(c, children[j], instance, ctx))
+        }
+        None => children
+            .iter()
+            .enumerate()
+            .any(|(j, child)| pick.may_match(j) && valid_at(c, *child, instance, ctx)),
+    }
+}
+
+/// `if`/`then`/`else` on the fail-fast path: the branch the condition picks.
+#[inline(never)]
+pub(super) fn if_then_else(
+    c: &Compiled,
+    cond: NodeId,
+    then: NodeId,
+    els: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    if then.is_none() && els.is_none() {
+        return true;
+    }
+    let branch = if valid_at(c, cond, instance, ctx) {
+        then
+    } else {
+        els
+    };
+    branch.is_none() || valid_at(c, branch, instance, ctx)
+}
+
+/// `allOf` on the fail-fast path.
+#[inline(never)]
+pub(super) fn all_of(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    let children = c.branches(span);
+    if let Some(chain) = c.if_chain(span)
+        && let Value::Object(o) = instance
+    {
+        return if_chain(c, children, chain, o, instance, ctx);
+    }
+    children
+        .iter()
+        .all(|child| valid_at(c, *child, instance, ctx))
+}
+
+/// An `allOf` with a chain of conditions on one property (see `IfChain`), for an object:
+/// with that property, each arm's condition holds exactly when its value is one of the
+/// arm's literals (the property's other keywords, none, and `required` of it, met);
+/// without, the branches are evaluated as they are.
+#[inline(never)]
+pub(super) fn if_chain(
+    c: &Compiled,
+    children: &[NodeId],
+    chain: &crate::schema::IfChain,
+    o: &Map<String, Value>,
+    instance: &Value,
+    ctx: Ctx<'_>,
+) -> bool {
+    let Some(value) = json::get_key(o, chain.key.as_ref()) else {
+        return children
+            .iter()
+            .all(|child| valid_at(c, *child, instance, ctx));
+    };
+    // (One loop per kind of value, its comparison inline.)
+    match value {
+        Value::String(s) => if_chain_arms(
+            c,
+            children,
+            chain,
+            instance,
+            ctx,
+            |v| matches!(v, Value::String(t) if crate::names::same(t, s)),
+        ),
+        Value::Number(x) => if_chain_arms(
+            c,
+            children,
+            chain,
+            instance,
+            ctx,
+            |v| matches!(v, Value::Number(y) if json::num_eq(x, y)),
+        ),
+        _ => if_chain_arms(c, children, chain, instance, ctx, |v| {
+            std::mem::discriminant(v) == std::mem::discriminant(value) && json::equal(v, value)
+        }),
+    }
+}
+
+/// `if_chain`'s walk of the branches, `is` telling whether a literal is the value.
+#[inline(always)]
+pub(super) fn if_chain_arms(
+    c: &Compiled,
+    children: &[NodeId],
+    chain: &crate::schema::IfChain,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    is: impl Fn(&Value) -> bool,
+) -> bool {
+    let mut arms = chain.arms.iter().peekable();
+    for (j, &child) in children.iter().enumerate() {
+        let next = match arms.next_if(|arm| arm.branch as usize == j) {
+            Some(arm) => {
+                if c.values[arm.values.range()].iter().any(&is) {
+                    arm.then
+                } else {
+                    arm.els
+                }
+            }
+            None => child,
+        };
+        if !next.is_none() && !valid_at(c, next, instance, ctx) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A branch's presence filter (`Compiled::presence`).
+pub(super) type Presence = Option<Box<[std::sync::Arc<str>]>>;
+
+/// The branches of a `oneOf`/`anyOf` that its discriminator leaves possible.
+pub(super) struct Dispatched<'c, 'v> {
+    dispatch: Option<&'c crate::schema::Dispatch>,
+    found: Option<&'v Value>,
+    /// The list's presence filters and the object they test, when it has some.
+    presence: Option<(&'c [Presence], &'v Map<String, Value>)>,
+}
+
+impl<'c, 'v> Dispatched<'c, 'v> {
+    #[inline]
+    fn new(c: &'c Compiled, span: crate::schema::Span, instance: &'v Value) -> Dispatched<'c, 'v> {
+        let d = c
+            .list_dispatch
+            .get(span.start as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        let Value::Object(o) = instance else {
+            return Dispatched {
+                dispatch: None,
+                found: None,
+                presence: None,
+            };
+        };
+        let presence = if c.list_presence.get(span.start as usize) == Some(&true) {
+            c.presence.get(span.range()).map(|p| (p, o))
+        } else {
+            None
+        };
+        match c.dispatches.get(d as usize) {
+            Some(d) => Dispatched {
+                dispatch: Some(d),
+                found: json::get_key(o, d.property.as_ref()),
+                presence,
+            },
+            None => Dispatched {
+                dispatch: None,
+                found: None,
+                presence,
+            },
+        }
+    }
+
+    /// Whether branch `j` may match (false only when it certainly does not).
+    #[inline]
+    fn may_match(&self, j: usize) -> bool {
+        self.dispatch
+            .and_then(|d| d.filters.get(j))
+            .is_none_or(|f| f.admits(self.found))
+            && self.present(j)
+    }
+
+    /// Whether the object holds one of the names branch `j` needs one of (true when the
+    /// branch has no presence filter).
+    #[inline]
+    fn present(&self, j: usize) -> bool {
+        match self.presence {
+            Some((filters, o)) => match filters.get(j) {
+                Some(Some(names)) => json::has_any_key(o, names),
+                _ => true,
+            },
+            None => true,
+        }
+    }
+
+    /// The branches that may match, from the dispatch's string index, when it has one and
+    /// the property holds a string (each branch once).
+    #[inline]
+    fn indexed(&self) -> Option<impl Iterator<Item = usize> + 'c>
+    where
+        'v: 'c,
+    {
+        match (self.dispatch, self.found) {
+            (Some(d), Some(Value::String(s))) => d.for_string(s),
+            _ => None,
+        }
+    }
+}
+
+/// Evaluates every branch keeping the annotations of those that match: (matches, the
+/// errors of the others).
+pub(super) fn annotate_branches<C: Collector>(
+    c: &Compiled,
+    children: &[NodeId],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> (usize, Vec<ValidationError>) {
+    let mut matched = 0;
+    let mut causes = Vec::new();
+    for child in children {
+        let mut branch = col.branch();
+        if eval(c, *child, instance, ctx, &mut branch) {
+            matched += 1;
+            col.absorb(branch);
+        } else {
+            causes.extend(branch.take());
+        }
+    }
+    (matched, causes)
+}
+
+/// The errors of every branch, for an `anyOf`/`oneOf` that none matched.
+pub(super) fn branch_errors<C: Collector>(
+    c: &Compiled,
+    children: &[NodeId],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &C,
+) -> Vec<ValidationError> {
+    let mut branch = col.branch();
+    for child in children {
+        eval(c, *child, instance, ctx, &mut branch);
+    }
+    branch.take()
+}

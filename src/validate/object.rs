@@ -1,0 +1,250 @@
+//! Object keywords: `properties` with `additionalProperties`, `required`, property names,
+//! `minProperties`/`maxProperties`.
+
+use super::*;
+
+/// Whether the property name `key` conforms to `node` (fail-fast). A node of string
+/// assertions only (`{"pattern": "^.+$"}`, `{"maxLength": 64}`) reads the name in place;
+/// any other goes through a string value.
+#[inline]
+pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) -> bool {
+    let n = c.node(node);
+    if !n.types.contains(JsonType::String) {
+        return false;
+    }
+    if !n.leaf {
+        return eval_key(c, node, key, ctx, &mut FailFast);
+    }
+    for kw in &c.keywords[n.body()] {
+        let ok = match *kw {
+            Keyword::Pattern(i) => {
+                c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match
+            }
+            Keyword::MaxLength(max) => max_length(key, max),
+            Keyword::MinLength(min) => min_length(key, min),
+            Keyword::Enum(span) => c.enum_has_string(span, key),
+            Keyword::Const(i) => matches!(&c.values[i as usize], Value::String(t) if t == key),
+            // What a string cannot fail.
+            Keyword::MultipleOf(_)
+            | Keyword::Maximum(_)
+            | Keyword::ExclusiveMaximum(_)
+            | Keyword::Minimum(_)
+            | Keyword::ExclusiveMinimum(_)
+            | Keyword::MaxItems(_)
+            | Keyword::MinItems(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_) => true,
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Format(_)
+            | Keyword::Content(_)
+            | crate::schema::applicator_keywords!() => {
+                return eval_key(c, node, key, ctx, &mut FailFast);
+            }
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// `required` on the fail-fast path: true when the sibling properties walk counts the
+/// names instead, else each name looked up.
+#[inline(never)]
+pub(super) fn required_met(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &Map<String, Value>,
+) -> bool {
+    c.required_walked.get(span.start as usize) == Some(&true)
+        || c.strings[span.range()]
+            .iter()
+            .all(|name| json::has_key(o, name.as_ref()))
+}
+
+/// `additionalProperties` fused with its siblings: for each instance property, the
+/// declared schema, the matching patterns' schemas, or else the additional schema.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn additional_properties<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    i: u32,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let a = c.additional[i as usize];
+    let patterns = &c.pattern_properties[a.patterns.range()];
+    let forbidden = c.is_false_schema(a.node);
+    let mut ok = true;
+    // Required names met (the fail-fast path checks the sibling `required` this way).
+    let mut met = 0;
+    let names = c.names_of(a.properties);
+    for (key, value) in o {
+        let path = ctx.path.push(Seg::Key(key));
+        // The fail-fast path keeps no location (the unused `path` is optimised away).
+        let here = if C::FAIL_FAST {
+            ctx
+        } else {
+            Ctx(&Frame {
+                path: &path,
+                ..*ctx
+            })
+        };
+        let mut item_ok = true;
+        let mut matched = false;
+        if let Some(j) = names.find(c, key) {
+            matched = true;
+            met += u32::from(c.property_required[j]);
+            item_ok = eval(c, c.properties[j].1, value, here, col);
+        }
+        for &(p, child) in patterns {
+            if !item_ok && (C::FAIL_FAST || col.full()) {
+                break;
+            }
+            match c.patterns[p as usize].find_name(key, ctx.budget) {
+                MatchOutcome::NoMatch => {}
+                MatchOutcome::Match => {
+                    matched = true;
+                    item_ok &= eval(c, child, value, here, col);
+                }
+                MatchOutcome::BudgetExceeded => {
+                    matched = true;
+                    item_ok = false;
+                    if !C::FAIL_FAST {
+                        let pattern = c.pattern_sources[p as usize].clone();
+                        let kind = ErrorKind::PatternBudgetExceeded { pattern };
+                        col.error(c, ctx, node, k, Some(Seg::Key(key)), kind, Vec::new());
+                    }
+                }
+            }
+        }
+        if !matched {
+            item_ok = if forbidden {
+                if !C::FAIL_FAST {
+                    let kind = ErrorKind::AdditionalProperties;
+                    col.error(c, ctx, node, k, Some(Seg::Key(key)), kind, Vec::new());
+                }
+                false
+            } else {
+                eval(c, a.node, value, here, col)
+            };
+        }
+        check!(ok, col, item_ok);
+    }
+    if C::FAIL_FAST {
+        return met == c.walk_required(a.properties);
+    }
+    ok
+}
+
+/// `properties`: looks up each declared name in the instance.
+#[inline]
+pub(super) fn properties<C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    if C::FAIL_FAST {
+        if c.deferred_in_name_order.get(span.start as usize) == Some(&true) {
+            // The instance's key order is cheap enough first: one walk, each key looked
+            // up by signature.
+            let mut met = 0;
+            let names = c.names_of(span);
+            for (key, value) in o {
+                if let Some(i) = names.find(c, key) {
+                    let (child, required) = c.property_walk[i];
+                    met += required;
+                    if !eval(c, child, value, ctx, col) {
+                        return false;
+                    }
+                }
+            }
+            return met == c.walk_required(span);
+        }
+        // First the properties whose schemas are assertions only, walking the instance;
+        // then the others, cheapest first (a `oneOf` branch fails on its cheap
+        // discriminator before it walks a large sibling).
+        const KEPT: usize = 16;
+        if span.len() > BY_POSITION {
+            return properties_by_rank(c, span, o, ctx, col);
+        }
+        // The deferred values of a small span are kept here (by position in the span)
+        // for the second pass.
+        let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
+        let mut deferred = false;
+        let start = span.start as usize;
+        let defer = |i: usize, _, value| {
+            deferred = true;
+            if let Some(slot) = kept.get_mut(i - start) {
+                *slot = Some(value);
+            }
+        };
+        if !leaves_first(c, span, o, ctx, col, defer) {
+            return false;
+        }
+        return !deferred || deferred_in_order(c, span, ctx, col, |i| kept[i - start]);
+    }
+    if o.len() * 4 < span.len() {
+        // Few keys against many declared names: walk the instance, search the names.
+        let names = c.names_of(span);
+        for (key, value) in o {
+            if let Some(i) = names.find(c, key) {
+                check!(
+                    ok,
+                    col,
+                    eval_at!(c, c.properties[i].1, value, ctx, Seg::Key(key), col)
+                );
+            }
+        }
+        return ok;
+    }
+    const FOUND: usize = 16;
+    if span.len() <= FOUND {
+        // One walk of the instance finds the declared names by signature (no string
+        // comparisons of a map lookup per name); then they are evaluated in the order.
+        let mut found: [Option<(&String, &Value)>; FOUND] = [None; FOUND];
+        let names = c.names_of(span);
+        for (key, value) in o {
+            if let Some(i) = names.find(c, key)
+                && let Some(slot) = found.get_mut(i - span.start as usize)
+            {
+                *slot = Some((key, value));
+            }
+        }
+        for &i in &c.property_order[span.range()] {
+            if let Some(Some((key, value))) = found.get(i as usize - span.start as usize) {
+                let child = c.properties[i as usize].1;
+                check!(ok, col, eval_at!(c, child, *value, ctx, Seg::Key(key), col));
+            }
+        }
+        return ok;
+    }
+    for &i in &c.property_order[span.range()] {
+        let (name, child) = &c.properties[i as usize];
+        if let Some((key, value)) = o.get_key_value(name.as_ref()) {
+            check!(ok, col, eval_at!(c, *child, value, ctx, Seg::Key(key), col));
+        }
+    }
+    ok
+}
+
+/// `minProperties`.
+#[inline(always)]
+pub(super) fn min_properties(o: &Map<String, Value>, min: u64) -> bool {
+    o.len() as u64 >= min
+}
+
+/// `maxProperties`.
+#[inline(always)]
+pub(super) fn max_properties(o: &Map<String, Value>, max: u64) -> bool {
+    o.len() as u64 <= max
+}

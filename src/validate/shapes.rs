@@ -1,0 +1,655 @@
+//! The fail-fast evaluation of each node shape chosen at compile time (see
+//! `compile::accel::shapes`): leaves, unions, tuples, typed arrays, plain objects, object
+//! walks, property tests.
+
+use super::*;
+
+/// The fail-fast function of a shape called after the stack check.
+#[inline(always)]
+pub(super) fn shaped<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    shape: Shape,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match shape {
+        Shape::PlainObject => plain_object(c, node, instance, ctx, col),
+        Shape::ItemsArray => items_array(c, node, instance, ctx, col),
+        Shape::PropertyTest => property_test(c, node, instance, ctx, col),
+        _ => union(c, node, instance, ctx, col),
+    }
+}
+
+/// `shaped` for a node that enters another resource while a dynamic scope is kept: the
+/// scope is extended first, as `eval_node` would (the meta-schemas' vocabularies, each a
+/// resource of its own, keep their shapes).
+#[inline(never)]
+pub(super) fn shaped_in_resource<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let n = c.node(node);
+    let scope = Scope::enter(n.resource, ctx.scope);
+    let frame = Frame {
+        scope: &scope,
+        ..*ctx
+    };
+    shaped(c, node, n.shape, instance, Ctx(&frame), col)
+}
+
+/// A node of the type-switch shape (see `Shape::TypeSwitch`), fail-fast: the branch of
+/// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
+/// `anyOf`, `allOf`, `if` or tuple (with its bounds), with no keyword loop.
+#[inline(never)]
+pub(super) fn union<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let n = c.node(node);
+    if n.shape == Shape::TypeSwitch
+        && let Some(branches) = c.type_switch(node)
+    {
+        let branch = branches[json::kind_index(instance)];
+        return !branch.is_none() && eval(c, branch, instance, ctx, col);
+    }
+    // (A step where one value may meet several subschemas, see `Budget`: counted for the
+    // node, so a tuple's items, which meet one each, are counted once too.)
+    if !ctx.budget.step() {
+        return false;
+    }
+    match c.keywords[n.body()] {
+        [Keyword::OneOf(span)] => one_of(c, span, instance, ctx),
+        [Keyword::AnyOf(span)] => any_of_inline(c, span, instance, ctx),
+        [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
+        [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
+        [Keyword::Not(child)] => !valid_at(c, child, instance, ctx),
+        [Keyword::Contains(i)] => match instance {
+            Value::Array(items) => contains_count(c, i, items, ctx),
+            _ => true,
+        },
+        [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
+            Value::Array(items) => {
+                for bound in bounds {
+                    let within = match *bound {
+                        Keyword::MinItems(min) => min_items(items.len(), min),
+                        Keyword::MaxItems(max) => max_items(items.len(), max),
+                        Keyword::False
+                        | Keyword::Type(_)
+                        | Keyword::Const(_)
+                        | Keyword::Enum(_)
+                        | Keyword::MultipleOf(_)
+                        | Keyword::MaxLength(_)
+                        | Keyword::MinLength(_)
+                        | Keyword::Pattern(_)
+                        | Keyword::Format(_)
+                        | Keyword::UniqueItems
+                        | Keyword::MaxProperties(_)
+                        | Keyword::MinProperties(_)
+                        | Keyword::Required(_)
+                        | Keyword::DependentRequired(_)
+                        | Keyword::Content(_)
+                        | crate::schema::bound_keywords!()
+                        | crate::schema::applicator_keywords!() => {
+                            return eval_node(c, node, instance, ctx, col);
+                        }
+                    };
+                    if !within {
+                        return false;
+                    }
+                }
+                c.branches(span)
+                    .iter()
+                    .zip(items)
+                    .all(|(child, item)| eval(c, *child, item, ctx, col))
+            }
+            _ => true,
+        },
+        // (With `items` after the tuple: apart, so that the commoner tuple above keeps its
+        // straight-line check.)
+        ref body @ [.., Keyword::Items { .. }] => tuple(c, node, body, instance, ctx, col),
+        _ => eval_node(c, node, instance, ctx, col),
+    }
+}
+
+/// A tuple of the union shape with `items` after it (see `accel::shapes::is_tuple`), fail-fast:
+/// its bounds, `prefixItems` and the `items` (or `additionalItems`), in the body's order.
+#[inline(never)]
+pub(super) fn tuple<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    body: &[Keyword],
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    for kw in body {
+        let ok = match *kw {
+            Keyword::MinItems(min) => min_items(items.len(), min),
+            Keyword::MaxItems(max) => max_items(items.len(), max),
+            Keyword::PrefixItems(span) => c
+                .branches(span)
+                .iter()
+                .zip(items)
+                .all(|(child, item)| eval(c, *child, item, ctx, col)),
+            Keyword::Items { node: child, skip } => items_from(c, child, skip, items, ctx, col),
+            // (Not of the shape: the general loop decides.)
+            Keyword::False
+            | Keyword::Type(_)
+            | Keyword::Const(_)
+            | Keyword::Enum(_)
+            | Keyword::MultipleOf(_)
+            | Keyword::MaxLength(_)
+            | Keyword::MinLength(_)
+            | Keyword::Pattern(_)
+            | Keyword::Format(_)
+            | Keyword::UniqueItems
+            | Keyword::MaxProperties(_)
+            | Keyword::MinProperties(_)
+            | Keyword::Required(_)
+            | Keyword::DependentRequired(_)
+            | Keyword::Properties(_)
+            | Keyword::PatternProperties(_)
+            | Keyword::AdditionalProperties(_)
+            | Keyword::PropertyNames(_)
+            | Keyword::DependentSchemas(_)
+            | Keyword::Contains(_)
+            | Keyword::AllOf(_)
+            | Keyword::AnyOf(_)
+            | Keyword::OneOf(_)
+            | Keyword::Not(_)
+            | Keyword::If { .. }
+            | Keyword::Ref(_)
+            | Keyword::DynamicRef(_)
+            | Keyword::UnevaluatedProperties(_)
+            | Keyword::UnevaluatedItems(_)
+            | Keyword::Content(_)
+            | crate::schema::bound_keywords!() => return eval_node(c, node, instance, ctx, col),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// A node of the forward shape (see `Shape::Forward`), fail-fast: its target, by a call
+/// with a small frame instead of `eval_node`'s. (Before the stack check: chains of such
+/// nodes are short, see `accel::forwards::forward_chains`.)
+#[inline(never)]
+pub(super) fn forward<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    match c.spec_of.get(node.index()) {
+        Some(&target) if (target as usize) < c.nodes.len() => {
+            eval(c, NodeId(target), instance, ctx, col)
+        }
+        _ => eval_node(c, node, instance, ctx, col),
+    }
+}
+
+/// A node of the typed-array shape (see `Shape::TypedArray`), fail-fast: no context, no
+/// dispatch through the general keyword loop.
+#[inline(never)]
+pub(super) fn typed_array(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    typed_array_inline(c, node, instance)
+}
+
+/// [`typed_array`], inline: for the items of an array of typed arrays (the rings and
+/// lines of GeoJSON), where a call per item costs as much as the check.
+#[inline(always)]
+pub(super) fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    let Value::Array(items) = instance else {
+        return true;
+    };
+    let spec = c.array_spec(node);
+    // (Every node of the shape has its spec; without one nothing is checked but by the
+    // keywords themselves.)
+    let Some(spec) = spec else {
+        return valid_at_general(c, node, instance);
+    };
+    let len = items.len() as u64;
+    if len < spec.min || len > spec.max {
+        return false;
+    }
+    if spec.kind != u8::MAX {
+        // (One kind of item, strings or numbers most often: a compare of tags.)
+        return items
+            .iter()
+            .all(|item| json::kind_index(item) as u8 == spec.kind);
+    }
+    all_admitted(spec.items, items)
+}
+
+/// Whether every item has a type in `set` (out of line: the integer test's registers
+/// would make every typed array's frame larger).
+#[inline(never)]
+pub(super) fn all_admitted(set: crate::json::TypeSet, items: &[Value]) -> bool {
+    items.iter().all(|item| admits(set, item))
+}
+
+/// `node` evaluated by the general keyword loop, from an empty context.
+#[cold]
+pub(super) fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    let path = location::Path::root();
+    let scope = Scope::root(c.node(node).resource);
+    let hop = Hop::root(node);
+    let budget = Budget::new(c, instance);
+    let frame = Frame {
+        path: &path,
+        scope: &scope,
+        hop: &hop,
+        stack_limit: stack_limit(),
+        budget: &budget,
+    };
+    eval_node(c, node, instance, Ctx(&frame), &mut FailFast) && !budget.exceeded()
+}
+
+/// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
+/// the instance's keys, outside the general keyword loop.
+#[inline(never)]
+pub(super) fn plain_object<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Object(o) = instance else {
+        return true;
+    };
+    let spec = c.object_spec(node);
+    // (Every node of the shape has its spec; without one, the general loop decides.)
+    let Some(spec) = spec else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let len = o.len() as u64;
+    if len < spec.min || len > spec.max {
+        return false;
+    }
+    // (A loop, as in `items_array`.)
+    for name in &c.strings[spec.required.range()] {
+        if !json::has_key(o, name.as_ref()) {
+            return false;
+        }
+    }
+    match spec.walk {
+        ObjectWalk::Keys => {}
+        // (`{"type": "object", "additionalProperties": {}}`)
+        ObjectWalk::Nothing => return true,
+        ObjectWalk::Values => return dictionary(c, spec.others, o, ctx, col),
+        ObjectWalk::Patterned { additional } => {
+            return patterned_walk(c, additional, spec.names(c), o, ctx);
+        }
+        ObjectWalk::Named => return named_walk(c, spec, o, ctx, col),
+    }
+    keys_walk(c, spec, o, ctx, col)
+}
+
+/// The walk `ObjectWalk::Keys`: each key looked up in the spec's names, its value checked
+/// against the name's schema or the other keys'.
+#[inline(always)]
+pub(super) fn keys_walk<C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ObjectSpec,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let others = spec.others;
+    let table = spec.names(c);
+    let mut met = 0;
+    for (key, value) in o {
+        // (One call site of the inlined `eval` for both kinds of key.)
+        let child = match table.find(c, key) {
+            Some(i) => {
+                let (child, required) = c.property_walk[i];
+                met += required;
+                child
+            }
+            None => others,
+        };
+        if !child.is_none() && !eval(c, child, value, ctx, col) {
+            return false;
+        }
+    }
+    met == spec.met
+}
+
+/// The walk `ObjectWalk::Named`: every key against `propertyNames`, then the keys walk;
+/// with no declared name (a dictionary), each key's name and value in one pass.
+#[inline(never)]
+pub(super) fn named_walk<C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ObjectSpec,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let key_names = spec.key_names;
+    if spec.names.len() == 0 {
+        let others = spec.others;
+        return o.iter().all(|(key, value)| {
+            name_valid(c, key_names, key, ctx)
+                && (others.is_none() || eval(c, others, value, ctx, col))
+        });
+    }
+    o.keys().all(|key| name_valid(c, key_names, key, ctx)) && keys_walk(c, spec, o, ctx, col)
+}
+
+/// A node of the property-test shape (see `Shape::PropertyTest`), fail-fast: the one
+/// property looked up and compared with the literals, its kind of value decided once.
+#[inline(never)]
+pub(super) fn property_test<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Value::Object(o) = instance else {
+        return true;
+    };
+    let Some(test) = c
+        .spec_of
+        .get(node.index())
+        .and_then(|&i| c.property_tests.get(i as usize))
+    else {
+        return eval_node(c, node, instance, ctx, col);
+    };
+    let Some(value) = json::get(o, &test.name) else {
+        return !test.required;
+    };
+    let literals = c.values.get(test.values.range()).unwrap_or_default();
+    match value {
+        Value::String(s) => literals
+            .iter()
+            .any(|v| matches!(v, Value::String(t) if crate::names::same(t, s))),
+        _ => literals.iter().any(|v| json::equal(v, value)),
+    }
+}
+
+/// The values of an object with no declared name, each against `others` (see
+/// `ObjectWalk::Values`): no key is looked at. (Chosen at compile time: a check of the
+/// table inside `plain_object` cost every object 1-4%.)
+#[inline(never)]
+pub(super) fn dictionary<C: Collector>(
+    c: &Compiled,
+    others: NodeId,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    o.values().all(|value| eval(c, others, value, ctx, col))
+}
+
+/// Up to this many names, `properties` keeps the deferred values by position and goes
+/// through the span in order; more, by rank (see `properties_by_rank`).
+pub(super) const BY_POSITION: usize = 8;
+
+/// `properties` of many names on the fail-fast path: the leaves as the instance's keys
+/// come, then the others found, sorted by their rank in the evaluation order (a few keys
+/// cost a few steps, however many names the schema declares; past `KEPT` found, the
+/// declared names are gone through in order instead).
+#[inline(never)]
+pub(super) fn properties_by_rank<C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    const KEPT: usize = 16;
+    // (Inline storage, never spilled: pushes stop at `KEPT`.)
+    let mut kept: smallvec::SmallVec<[(u32, NodeId, &Value); KEPT]> = smallvec::SmallVec::new();
+    let mut found = 0;
+    let defer = |i: usize, child, value| {
+        if found < KEPT {
+            kept.push((c.property_rank[i], child, value));
+        }
+        found += 1;
+    };
+    if !leaves_first(c, span, o, ctx, col, defer) {
+        return false;
+    }
+    if found > KEPT {
+        return deferred_in_order(c, span, ctx, col, |i| o.get(c.properties[i].0.as_ref()));
+    }
+    // (Insertion sort: a handful of entries.)
+    for j in 1..kept.len() {
+        let mut k = j;
+        while k > 0 && kept[k - 1].0 > kept[k].0 {
+            kept.swap(k - 1, k);
+            k -= 1;
+        }
+    }
+    kept.iter()
+        .all(|&(_, child, value)| eval(c, child, value, ctx, col))
+}
+
+/// The first pass of `properties` on the fail-fast path: each key found with a schema of
+/// assertions only is checked as the instance's keys come; the others are handed to
+/// `defer` (index in `properties`, schema, value). False when a value fails or a required
+/// name counted by the walk is missing.
+#[inline(always)]
+pub(super) fn leaves_first<'v, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    o: &'v Map<String, Value>,
+    ctx: Ctx<'_>,
+    col: &mut C,
+    mut defer: impl FnMut(usize, NodeId, &'v Value),
+) -> bool {
+    let mut met = 0;
+    let names = c.names_of(span);
+    for (key, value) in o {
+        if let Some(i) = names.find(c, key) {
+            let (child, required) = c.property_walk[i];
+            met += required;
+            if c.node(child).leaf {
+                if !eval(c, child, value, ctx, col) {
+                    return false;
+                }
+            } else {
+                defer(i, child, value);
+            }
+        }
+    }
+    met == c.walk_required(span)
+}
+
+/// The second pass of `properties` on the fail-fast path: the schemas that are not
+/// assertions only, in the span's evaluation order, against the values `value_of` gives.
+#[inline(always)]
+pub(super) fn deferred_in_order<'v, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    ctx: Ctx<'_>,
+    col: &mut C,
+    value_of: impl Fn(usize) -> Option<&'v Value>,
+) -> bool {
+    for &i in &c.property_order[span.range()] {
+        let child = c.property_walk[i as usize].0;
+        if c.node(child).leaf {
+            continue;
+        }
+        if let Some(value) = value_of(i as usize)
+            && !eval(c, child, value, ctx, col)
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// `additionalProperties` with `patternProperties` (and `properties`) on the fail-fast
+/// path: each key against its declared schema, then every pattern that matches it, else
+/// the other keys' schema; the required names met are counted on the way.
+#[inline(never)]
+pub(super) fn patterned_walk(
+    c: &Compiled,
+    i: u32,
+    names: crate::schema::Names<'_>,
+    o: &Map<String, Value>,
+    ctx: Ctx<'_>,
+) -> bool {
+    // (A step where one value may meet several subschemas; see `Budget`.)
+    if !ctx.budget.step() {
+        return false;
+    }
+    let a = c.additional[i as usize];
+    let patterns = &c.pattern_properties[a.patterns.range()];
+    let forbidden = c.is_false_schema(a.node);
+    let mut met = 0;
+    for (key, value) in o {
+        let mut matched = false;
+        if let Some(j) = names.find(c, key) {
+            matched = true;
+            let (child, required) = c.property_walk[j];
+            met += required;
+            if !eval(c, child, value, ctx, &mut FailFast) {
+                return false;
+            }
+            if c.property_patterned.get(j) == Some(&false) {
+                // (No pattern can match this declared name.)
+                continue;
+            }
+        }
+        for &(p, child) in patterns {
+            match c.patterns[p as usize].find_name(key, ctx.budget) {
+                MatchOutcome::NoMatch => {}
+                MatchOutcome::Match => {
+                    matched = true;
+                    if !valid_at(c, child, value, ctx) {
+                        return false;
+                    }
+                }
+                MatchOutcome::BudgetExceeded => return false,
+            }
+        }
+        if !matched && (forbidden || !valid_at(c, a.node, value, ctx)) {
+            return false;
+        }
+    }
+    met == c.walk_required(a.properties)
+}
+
+/// A node of assertions only with one keyword, the commonest once `type` is hoisted
+/// (`{"type": "string", "enum": [..]}`), fail-fast: without `eval_leaf`'s loop, so with
+/// a small frame.
+#[inline(never)]
+pub(super) fn leaf_one<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    at: usize,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let Some(&kw) = c.keywords.get(at) else {
+        return false;
+    };
+    match (kw, instance) {
+        (Keyword::Enum(span), Value::String(s)) => c.enum_has_string(span, s),
+        (Keyword::Const(i), Value::String(s)) => {
+            matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+        }
+        // (Other scalars inline too: `{"const": true}`, `{"const": 2}`.)
+        (Keyword::Const(i), Value::Bool(b)) => {
+            matches!(&c.values[i as usize], Value::Bool(t) if t == b)
+        }
+        (Keyword::Const(i), Value::Number(x)) => {
+            matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(x, y))
+        }
+        (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
+        (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
+        _ => assertion(c, node, at, kw, instance, ctx, col),
+    }
+}
+
+/// The keywords `body` of a node of assertions only, fail-fast.
+#[inline(never)]
+pub(super) fn eval_leaf<C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    body: std::ops::Range<usize>,
+    instance: &Value,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let start = body.start;
+    // A string's two length bounds, the commonest pair of string assertions, in one go:
+    // the byte length decides most strings, and the code points are counted at most once.
+    // (Only a pass is decided here: a failure goes through the loop, which reports it.)
+    if let (
+        Value::String(s),
+        [Keyword::MinLength(min), Keyword::MaxLength(max)]
+        | [Keyword::MaxLength(max), Keyword::MinLength(min)],
+    ) = (instance, &c.keywords[body.clone()])
+    {
+        let len = s.len() as u64;
+        if len <= *max && len >= min.saturating_mul(4) {
+            return true;
+        }
+        if len >= *min {
+            let n = code_points(s);
+            if n >= *min && n <= *max {
+                return true;
+            }
+        }
+    }
+    for (offset, kw) in c.keywords[body].iter().enumerate() {
+        // The cheapest keywords of string and array leaves inline; the rest by call.
+        let ok = match (*kw, instance) {
+            (Keyword::Enum(span), Value::String(s)) => {
+                if span.len() <= ENUM_SCAN_LIMIT {
+                    c.values[span.range()]
+                        .iter()
+                        .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t)))
+                } else {
+                    // (A long one is looked up in its table, by a call.)
+                    c.long_enum_has_string(span, s)
+                }
+            }
+            (Keyword::Const(i), Value::String(s)) => {
+                matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+            }
+            (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
+            (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
+            (Keyword::MinItems(min), Value::Array(a)) => min_items(a.len(), min),
+            (Keyword::MaxItems(max), Value::Array(a)) => max_items(a.len(), max),
+            (Keyword::MinProperties(min), Value::Object(o)) => min_properties(o, min),
+            (Keyword::MaxProperties(max), Value::Object(o)) => max_properties(o, max),
+            // A number against a bound: one comparison, mostly (see `Limit::admits`).
+            (
+                Keyword::Minimum(i)
+                | Keyword::Maximum(i)
+                | Keyword::ExclusiveMinimum(i)
+                | Keyword::ExclusiveMaximum(i),
+                Value::Number(x),
+            ) => match c.limits.get(i as usize).and_then(|l| l.admits(*kw, x)) {
+                Some(ok) => ok,
+                None => assertion(c, node, start + offset, *kw, instance, ctx, col),
+            },
+            _ => assertion(c, node, start + offset, *kw, instance, ctx, col),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
