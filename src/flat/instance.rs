@@ -7,8 +7,7 @@
 //! parse, a `Value` computes it (as the name tables' lookups do today).
 
 use super::parse::{
-    self, ARRAY, BOOL, FLOAT, KIND_MASK, NEG_INT, NULL, NUMBER, NUMBER_FORM, OBJECT, STRING,
-    TRUE,
+    self, ARRAY, BOOL, FLOAT, KIND_MASK, NEG_INT, NULL, NUMBER, NUMBER_FORM, OBJECT, STRING, TRUE,
 };
 use super::{Node, Slot, Tree};
 use crate::json::JsonType;
@@ -247,7 +246,8 @@ impl<'t> Node<'t> {
     /// exact decimal semantics; `None` for any other kind.
     #[inline]
     pub fn number_text(self) -> Option<&'t str> {
-        (self.slot.tag & KIND_MASK == NUMBER).then(|| parse::number_text(self.tree.input, self.slot))
+        (self.slot.tag & KIND_MASK == NUMBER)
+            .then(|| parse::number_text(self.tree.input, self.slot))
     }
 
     /// The children of a container slot.
@@ -347,11 +347,11 @@ impl<'t> Object<'t> for FlatObject<'t> {
     #[inline]
     fn get(self, name: &str, summary: u64) -> Option<Node<'t>> {
         self.entries.chunks_exact(2).find_map(|e| {
-            (e[0].word == summary
-                && crate::names::same_found(name, self.key(&e[0])))
-            .then(|| Node {
-                tree: self.tree,
-                slot: &e[1],
+            (e[0].word == summary && crate::names::same_found(name, self.key(&e[0]))).then(|| {
+                Node {
+                    tree: self.tree,
+                    slot: &e[1],
+                }
             })
         })
     }
@@ -508,7 +508,9 @@ fn equal_at<'a, 'b, A: Instance<'a>, B: Instance<'b>>(a: A, b: B, depth: u32) ->
             (Some(x), Some(y)) => {
                 x.len() == y.len()
                     && deeper(depth, || {
-                        x.iter().zip(y.iter()).all(|(p, q)| equal_at(p, q, depth + 1))
+                        x.iter()
+                            .zip(y.iter())
+                            .all(|(p, q)| equal_at(p, q, depth + 1))
                     })
             }
             _ => false,
@@ -572,9 +574,11 @@ fn hash_at<'a, I: Instance<'a>>(value: I, state: &ahash::RandomState, depth: u32
                 return ARRAY_SEED;
             };
             deeper(depth, || {
-                items.iter().fold(ARRAY_SEED ^ items.len() as u64, |h, item| {
-                    state.hash_one((h, hash_at(item, state, depth + 1)))
-                })
+                items
+                    .iter()
+                    .fold(ARRAY_SEED ^ items.len() as u64, |h, item| {
+                        state.hash_one((h, hash_at(item, state, depth + 1)))
+                    })
             })
         }
         Kind::Object => {

@@ -475,7 +475,13 @@ impl Parser<'_> {
         let mut significand: u64 = 0;
         let mut overflow = false;
         match b.get(i) {
-            Some(b'0') => i += 1,
+            Some(b'0') => {
+                i += 1;
+                // (One leading zero only.)
+                if let Some(b'0'..=b'9') = b.get(i) {
+                    return Err(self.err(ParseErrorKind::InvalidNumber, i));
+                }
+            }
             Some(b'1'..=b'9') => {
                 while let Some(&c @ b'0'..=b'9') = b.get(i) {
                     match significand

@@ -185,7 +185,11 @@ fn every_suite_instance_agrees_with_serde_json_with_equality_and_hashes() {
             let value = &values[i];
             agree(root, value, text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(root.json_type(), crate::json::JsonType::of(value), "{text}");
-            assert_eq!(hash(root, state), crate::json::hash_value(value, state), "{text}");
+            assert_eq!(
+                hash(root, state),
+                crate::json::hash_value(value, state),
+                "{text}"
+            );
             assert_eq!(hash(value, state), crate::json::hash_value(value, state));
             instances += 1;
             // Equality through the trait, both representations mixed, against json.rs.
@@ -219,7 +223,10 @@ fn every_bench_corpus_instance_agrees_with_serde_json() {
         let tree = doc.parse_str(text).expect("parses");
         agree(tree.root(), &value, "").unwrap_or_else(|e| panic!("{e}"));
         assert!(equal(tree.root(), &value));
-        assert_eq!(hash(tree.root(), state), crate::json::hash_value(&value, state));
+        assert_eq!(
+            hash(tree.root(), state),
+            crate::json::hash_value(&value, state)
+        );
     }
 }
 
@@ -238,7 +245,10 @@ fn slots_are_sixteen_bytes_and_children_contiguous() {
     assert_eq!(keys, ["a", "b\n", "c"]);
     let b = root.get("b\n", summary("b\n")).and_then(|v| v.as_str());
     assert_eq!(b, Some("t\u{e9}xt"));
-    let a = root.get("a", summary("a")).and_then(|v| v.as_array()).expect("a");
+    let a = root
+        .get("a", summary("a"))
+        .and_then(|v| v.as_array())
+        .expect("a");
     assert_eq!(a.iter().nth(2).map(|n| n.kind()), Some(Kind::Object));
     assert_eq!(a.iter().rev().map(|n| n.kind()).last(), Some(Kind::Number));
     assert_eq!(a.get(0).and_then(|n| n.number_text()), Some("1"));
@@ -301,7 +311,10 @@ fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
         .entries()
         .map(|(k, _, v)| (k, v.as_number().map(|n| n.as_u64() == Some(6))))
         .collect();
-    assert_eq!(entries, [("a", Some(true)), ("b", None), ("c", Some(false))]);
+    assert_eq!(
+        entries,
+        [("a", Some(true)), ("b", None), ("c", Some(false))]
+    );
     // Many entries (sorted), long names that share a summary, escaped spellings.
     let mut text = String::from("{");
     for i in 0..40 {
