@@ -114,6 +114,10 @@ pub struct Document {
     text: String,
     /// Scratch for the duplicate-key check of large objects: (summary, entry index).
     keys: Vec<(u64, u32)>,
+    /// Scratch for walking the values a repeated key drops.
+    walk: Vec<Slot>,
+    /// The values parsed (see [`Tree::count_values`]).
+    values: u64,
     max_depth: u32,
 }
 
@@ -132,6 +136,8 @@ impl Document {
             frames: Vec::new(),
             text: String::new(),
             keys: Vec::new(),
+            walk: Vec::new(),
+            values: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         }
     }
@@ -166,6 +172,7 @@ impl Document {
             input,
             text: &self.text,
             slots: &self.slots,
+            values: self.values,
         })
     }
 
@@ -175,6 +182,8 @@ impl Document {
         self.frames.clear();
         self.text.clear();
         self.keys.clear();
+        self.walk.clear();
+        self.values = 0;
     }
 
     /// Bytes of scratch the document holds (capacity, not use): what a parse of the
@@ -186,6 +195,7 @@ impl Document {
             + self.frames.capacity() * size_of::<(u32, bool)>()
             + self.text.capacity()
             + self.keys.capacity() * size_of::<(u64, u32)>()
+            + self.walk.capacity() * size_of::<Slot>()
     }
 
     /// Frees the buffers when they grew past `bytes` (after an unusually large input),
@@ -206,6 +216,7 @@ pub struct Tree<'d> {
     input: &'d str,
     text: &'d str,
     slots: &'d [Slot],
+    values: u64,
 }
 
 impl<'d> Tree<'d> {
@@ -215,6 +226,14 @@ impl<'d> Tree<'d> {
         // (The parser always leaves the root last; an empty slice cannot come from it.)
         let slot = self.slots.last().unwrap_or(&EMPTY);
         Node { tree: self, slot }
+    }
+
+    /// How many values the document holds, counted as the evaluator's step budget counts
+    /// a `Value` (`json::count_values`: every value once, a string once more per 4,096
+    /// bytes; keys not counted), with no walk: the parser counted them.
+    #[inline]
+    pub fn count_values(&self) -> usize {
+        self.values as usize
     }
 
     /// How many slots the document took (16 bytes each).

@@ -237,6 +237,7 @@ impl Parser<'_> {
                             tag: if object { OBJECT } else { ARRAY },
                         };
                         self.doc.stack.push(slot);
+                        self.doc.values += 1;
                         i += 1;
                     } else {
                         let height = self.doc.stack.len() as u32;
@@ -255,6 +256,8 @@ impl Parser<'_> {
                         at: at as u32,
                         tag,
                     });
+                    // (As `json::count_values` counts: one more per 4,096 bytes.)
+                    self.doc.values += 1 + (len / 4096) as u64;
                     i = next;
                 }
                 b't' => i = self.literal(i, b"true", BOOL | TRUE)?,
@@ -344,18 +347,24 @@ impl Parser<'_> {
             at: start as u32,
             tag: if object { OBJECT } else { ARRAY },
         });
+        doc.values += 1;
     }
 
     /// Makes the entries of the object on the stack from `height` distinct by name: of
     /// a repeated name, the first entry keeps its place and takes the last one's value
-    /// (serde_json keeps the last value). A few entries are compared pairwise by summary;
-    /// more, or any repeat, are sorted by (summary, name, place), which bounds the work by
-    /// O(n log n) comparisons whatever names a hostile input chooses.
+    /// (serde_json keeps the last value). `maybe_repeated` rules out a repeat in O(n) for
+    /// most objects; otherwise the entries are sorted by (summary, name, place), which
+    /// bounds the work by O(n log n) comparisons whatever names a hostile input chooses.
     fn dedup(&mut self, height: usize) {
-        const PAIRWISE: usize = 16;
         let input = self.input;
         let Document {
-            stack, keys, text, ..
+            stack,
+            keys,
+            text,
+            slots,
+            walk,
+            values,
+            ..
         } = &mut *self.doc;
         let text: &str = text;
         let entries = stack.get(height..).unwrap_or_default();
@@ -364,16 +373,8 @@ impl Parser<'_> {
             return;
         }
         let key_at = |i: u32| key_str(input, text, &entries[2 * i as usize]);
-        if n <= PAIRWISE {
-            let repeated = (1..n as u32).any(|j| {
-                (0..j).any(|i| {
-                    entries[2 * i as usize].word == entries[2 * j as usize].word
-                        && crate::names::same_found(key_at(i), key_at(j))
-                })
-            });
-            if !repeated {
-                return;
-            }
+        if !maybe_repeated(entries, key_at) {
+            return;
         }
         keys.clear();
         keys.extend(
@@ -410,6 +411,11 @@ impl Parser<'_> {
             if end - g > 1 {
                 let first = keys[g].1 as usize;
                 let last = keys[end - 1].1 as usize;
+                // (Every value of the group but the last is dropped, and uncounted.)
+                for &(_, i) in &keys[g..end - 1] {
+                    let dropped = stack[height + 2 * i as usize + 1];
+                    *values -= subtree_values(slots, walk, dropped);
+                }
                 stack[height + 2 * first + 1] = stack[height + 2 * last + 1];
                 for &(_, i) in &keys[g + 1..end] {
                     stack[height + 2 * i as usize].at = GONE;
@@ -439,6 +445,7 @@ impl Parser<'_> {
                     at: i as u32,
                     tag,
                 });
+                self.doc.values += 1;
                 Ok(end)
             }
             _ => {
@@ -530,6 +537,7 @@ impl Parser<'_> {
             at: start as u32,
             tag: NUMBER | form | (len.min(TEXT_SATURATED) << TEXT_SHIFT),
         });
+        self.doc.values += 1;
         Ok(i)
     }
 
@@ -661,6 +669,66 @@ impl Parser<'_> {
         }
         Ok(code)
     }
+}
+
+/// Whether the entries (key, value slots) of an object may repeat a name: false is sure.
+/// Each key's summary sets one bit of a 512-bit filter; a key whose bit is already set is
+/// compared with the keys before it, and a repeat found, or more comparisons than a few
+/// per key (a full filter, or names that share a summary), answers true (the caller then
+/// sorts). Most objects cost a multiply and a few bit operations per key.
+#[inline(always)]
+fn maybe_repeated<'a>(entries: &[Slot], key_at: impl Fn(u32) -> &'a str) -> bool {
+    let n = entries.len() / 2;
+    let mut seen = [0u64; 8];
+    let mut budget = 4 * n + 32;
+    for j in 0..n {
+        let summary = entries[2 * j].word;
+        let bit = (crate::names::mix(summary) >> 55) as usize;
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        if seen[word] & mask != 0 {
+            if budget < j {
+                return true;
+            }
+            budget -= j;
+            for i in 0..j {
+                if entries[2 * i].word == summary
+                    && crate::names::same_found(key_at(i as u32), key_at(j as u32))
+                {
+                    return true;
+                }
+            }
+        }
+        seen[word] |= mask;
+    }
+    false
+}
+
+/// How many values `root` holds, itself included, counted as the parser counts them
+/// (`json::count_values`'s rule): for the values a repeated key drops. A walk with an
+/// explicit stack (`walk`, reused), whatever the depth.
+fn subtree_values(slots: &[Slot], walk: &mut Vec<Slot>, root: Slot) -> u64 {
+    walk.clear();
+    walk.push(root);
+    let mut count = 0u64;
+    while let Some(slot) = walk.pop() {
+        count += 1;
+        let per = match slot.tag & KIND_MASK {
+            STRING => {
+                count += slot.word / 4096;
+                continue;
+            }
+            ARRAY => 1,
+            OBJECT => 2,
+            _ => continue,
+        };
+        let start = slot.at as usize;
+        let children = slots
+            .get(start..start + slot.word as usize * per)
+            .unwrap_or_default();
+        // (An object's values: every second slot.)
+        walk.extend(children.iter().skip(per - 1).step_by(per));
+    }
+    count
 }
 
 /// Marks an entry removed by `dedup` (no key starts there: inputs are shorter).

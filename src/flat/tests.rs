@@ -186,6 +186,11 @@ fn every_suite_instance_agrees_with_serde_json_with_equality_and_hashes() {
             agree(root, value, text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(root.json_type(), crate::json::JsonType::of(value), "{text}");
             assert_eq!(
+                tree.count_values(),
+                crate::json::count_values(value),
+                "{text}"
+            );
+            assert_eq!(
                 hash(root, state),
                 crate::json::hash_value(value, state),
                 "{text}"
@@ -250,7 +255,7 @@ fn slots_are_sixteen_bytes_and_children_contiguous() {
         .and_then(|v| v.as_array())
         .expect("a");
     assert_eq!(a.iter().nth(2).map(|n| n.kind()), Some(Kind::Object));
-    assert_eq!(a.iter().rev().map(|n| n.kind()).last(), Some(Kind::Number));
+    assert_eq!(a.iter().rev().nth(2).map(|n| n.kind()), Some(Kind::Number));
     assert_eq!(a.get(0).and_then(|n| n.number_text()), Some("1"));
     // A string borrowed from the input points into it; an escaped one does not.
     let input = r#"["plain", "esc\"aped"]"#;
@@ -365,4 +370,73 @@ fn depth_is_bounded_as_serde_json_bounds_it() {
         deep.parse_str(&text).map(|_| ()).map_err(|e| e.kind),
         Err(ParseErrorKind::TooDeep)
     );
+}
+
+#[test]
+fn values_are_counted_as_json_rs_counts_them() {
+    let mut doc = Document::new();
+    let long = "x".repeat(10_000);
+    let texts = [
+        "1".to_string(),
+        "[]".into(),
+        r#"{"a": [1, 2, {"b": null}], "c": {}}"#.into(),
+        format!(r#"["{long}", {{"k": "{long}"}}]"#),
+        // Repeated keys: the dropped values are not counted.
+        format!(r#"{{"a": [1, [2, 3], "{long}"], "b": 0, "a": {{"x": [4]}}, "a": 5}}"#),
+        r#"{"a": 1, "a": 2, "a": {"a": 3, "a": [4, 5]}}"#.into(),
+    ];
+    for text in texts
+        .iter()
+        .map(String::as_str)
+        .chain(corpus_instances().iter().map(String::as_str).take(2000))
+    {
+        let value: Value = serde_json::from_str(text).expect("json");
+        let tree = doc.parse_str(text).expect("parses");
+        assert_eq!(
+            tree.count_values(),
+            crate::json::count_values(&value),
+            "{text}"
+        );
+    }
+}
+
+/// Objects of 0 to 300 entries whose names are drawn from a small set (many repeats) or a
+/// large one (few), some long, some escaped: each as serde_json reads it.
+#[test]
+fn random_objects_with_repeated_names_read_as_serde_json_reads_them() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut doc = Document::new();
+    for round in 0..400 {
+        let n = (next() % 300) as usize;
+        let names = [3, 20, 1000][round % 3];
+        let mut text = String::from("{");
+        for i in 0..n {
+            if i > 0 {
+                text.push(',');
+            }
+            let k = next() % names;
+            match next() % 4 {
+                0 => text.push_str(&format!("\"k{k}\"")),
+                1 => text.push_str(&format!("\"a-long-shared-prefix-{k}-and-suffix\"")),
+                2 => text.push_str(&format!("\"\\u006b{k}\"")),
+                _ => text.push_str(&format!("\"k{k}\"")),
+            }
+            text.push_str(&format!(":[{i}]"));
+        }
+        text.push('}');
+        let value: Value = serde_json::from_str(&text).expect("json");
+        let tree = doc.parse_str(&text).expect("parses");
+        agree(tree.root(), &value, &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            tree.count_values(),
+            crate::json::count_values(&value),
+            "{text}"
+        );
+    }
 }
