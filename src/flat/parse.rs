@@ -200,6 +200,8 @@ fn is_ws(c: u8) -> bool {
 type Place = (usize, usize, bool);
 
 impl Parser<'_> {
+    #[cold]
+    #[inline(never)]
     fn err(&self, kind: ParseErrorKind, at: usize) -> ParseError {
         ParseError::at(self.b, kind, at)
     }
