@@ -5,6 +5,25 @@
 //! so a generic evaluator monomorphised for `&Value` compiles to the same code.
 //! Objects give each key with its summary (`names::summary`): a flat node has it from the
 //! parse, a `Value` computes it (as the name tables' lookups do today).
+//!
+//! Porting the evaluator (`validate/`, and the instance-side helpers of `json.rs` and
+//! `schema.rs`) is a rewrite of patterns, one for one:
+//! - `match instance { Value::Object(o) => .. }` → `if let Some(o) = instance.as_object()`;
+//!   `Value::Array(items)` → `as_array()` (`items.len()`, `.iter()`, `.iter().skip(n)`
+//!   (O(1)), `items.get(i)` for `items[i]` in `uniqueItems`); `Value::String(s)` →
+//!   `as_str()`; `Value::Number(x)` → `as_number()` (an owned `serde_json::Number`, which
+//!   every `json.rs` number rule takes by reference); `Value::Bool(b)` → `as_bool()`;
+//! - `json::kind_index(v)` → `v.kind() as usize`; `JsonType::of(v)` → `v.json_type()`;
+//! - `for (key, value) in o` + `names.find(c, key)` → `for (key, summary, value) in
+//!   o.entries()` + a `Names::find` taking the summary (today it computes it from `key`);
+//! - `json::has_key(o, name)` / `json::get(o, name)` / `o.get(name)` → `o.contains(name,
+//!   summary)` / `o.get(name, summary)` (the summary of a schema name computed when the
+//!   schema compiles, beside the name);
+//! - `json::equal`, `json::hash_value` → [`equal`], [`hash`] (equal results, same hashes);
+//!   `json::count_values` → `Tree::count_values` for a flat tree;
+//! - a `Value` built from the instance (`propertyNames` evaluates each key as a
+//!   `Value::String` in a reused scratch) can stay a `&Value`: the generic evaluator calls
+//!   itself at `&Value` there.
 
 use super::parse::{
     self, ARRAY, BOOL, FLOAT, KIND_MASK, NEG_INT, NULL, NUMBER, NUMBER_FORM, OBJECT, STRING, TRUE,

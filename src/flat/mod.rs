@@ -5,7 +5,7 @@
 //! `BTreeMap` node. Here a [`Document`] parses the text into one vector of 16-byte
 //! [`slots`](Slot): the direct children of an array, and the (key, value) entries of an
 //! object, sit side by side, so an array is indexed and an object scanned without a
-//! pointer chase per element. Each key's [`names::summary`](crate::names::summary) (what
+//! pointer chase per element. Each key's [`summary`] (`names::summary`, what
 //! the compiled name tables compare; its signature is `names::mix` of it) is computed
 //! while the key is in cache. Strings with no escape are borrowed from the input; the
 //! others are unescaped into one reusable text buffer. Numbers keep their place in the
