@@ -440,3 +440,55 @@ fn random_objects_with_repeated_names_read_as_serde_json_reads_them() {
         );
     }
 }
+
+/// Random number texts (up to 25 integer and 25 fraction digits, exponents to ±400,
+/// leading zeros in the fraction): the same value and form as serde_json's, or both refuse.
+#[test]
+fn random_numbers_read_as_serde_json_reads_them() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut doc = Document::new();
+    for _ in 0..100_000 {
+        let mut text = String::new();
+        if next(2) == 0 {
+            text.push('-');
+        }
+        let int_digits = 1 + next(25);
+        text.push(char::from(b'1' + next(9) as u8));
+        for _ in 1..int_digits {
+            text.push(char::from(b'0' + next(10) as u8));
+        }
+        if int_digits == 1 && next(3) == 0 {
+            text.replace_range(text.len() - 1.., "0");
+        }
+        if next(2) == 0 {
+            text.push('.');
+            for _ in 0..1 + next(25) {
+                text.push(char::from(b'0' + next(10) as u8));
+            }
+        }
+        if next(2) == 0 {
+            text.push(['e', 'E'][next(2) as usize]);
+            match next(3) {
+                0 => text.push('-'),
+                1 => text.push('+'),
+                _ => {}
+            }
+            text.push_str(&next(400).to_string());
+        }
+        let theirs = serde_json::from_str::<Value>(&text);
+        let ours = doc.parse_str(&text);
+        match (&ours, &theirs) {
+            (Ok(tree), Ok(value)) => {
+                agree(tree.root(), value, &text).unwrap_or_else(|e| panic!("{e}"));
+            }
+            (Err(e), Err(_)) => assert_eq!(e.kind, ParseErrorKind::NumberOutOfRange, "{text}"),
+            _ => panic!("{text}: {:?} vs {:?}", ours.map(|_| ()), theirs.map(|_| ())),
+        }
+    }
+}
