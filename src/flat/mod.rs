@@ -41,10 +41,9 @@
 //! sonic-rs's, 4.9x serde_json's, geomean): neither gives what the evaluator needs
 //! without a second pass. Neither computes key summaries; simd-json's tape must be walked
 //! to index an array or skip a value, and its input is mutated (a copy per text);
-//! both convert floats their own way, not serde_json's, and on real data (geojson
-//! coordinates) serde_json's value of a text is not the correctly rounded one, so a
-//! schema's `const` or `enum` (read by serde_json) could disagree with the instance; both
-//! keep repeated keys (serde_json keeps the last); sonic-rs allocates per document; and both rest on `unsafe` SIMD code, where this module has
+//! neither keeps a number's text (exact decimals); both keep repeated keys (serde_json
+//! keeps the last, and a validator must see the value the application sees); sonic-rs
+//! allocates per document; and both rest on `unsafe` SIMD code, where this module has
 //! no `unsafe` at all.
 //!
 //! ```
