@@ -25,9 +25,11 @@
 //!   (serde_json keeps the last value too; its map then sorts the keys, this layout keeps
 //!   the document's order): an object never holds one name twice, so a validator reading
 //!   it sees the value the application will see;
-//! - floats are read correctly rounded (the standard library's parser). serde_json
-//!   without its `float_roundtrip` feature may be one unit in the last place away on
-//!   rare long decimals; then this layout holds the nearer float.
+//! - floats get serde_json's value: without its `float_roundtrip` feature (this crate
+//!   does not enable it) serde_json may be a unit in the last place off the nearest float
+//!   (it is on real coordinates), and the same arithmetic is done here; when another crate
+//!   of the build enables it, serde_json rounds correctly, and so does this parser (the
+//!   mode is probed once at run time).
 //!
 //! Malformed text is a [`ParseError`] with a byte offset, line and column, never a panic.
 //! Inputs are bounded to `u32` offsets ([`MAX_INPUT`], about 2 GiB) and, below that, by

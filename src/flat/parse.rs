@@ -522,7 +522,15 @@ impl Parser<'_> {
         let len = (i - start) as u32;
         let (form, word) = if float {
             let text = b.get(start..i).unwrap_or_default();
-            let Some(f) = serde_json_float(text) else {
+            let f = if serde_json_rounds_correctly() {
+                std::str::from_utf8(text)
+                    .ok()
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .filter(|f| f.is_finite())
+            } else {
+                serde_json_float(text)
+            };
+            let Some(f) = f else {
                 return Err(self.err(ParseErrorKind::NumberOutOfRange, start));
             };
             (FLOAT, f.to_bits())
@@ -776,10 +784,30 @@ pub(super) fn number_text<'a>(input: &'a str, slot: &Slot) -> &'a str {
     input.get(start..end).unwrap_or_default()
 }
 
-/// The `f64` serde_json gives a number's text (checked against the grammar), without its
-/// `float_roundtrip` feature, which this crate does not enable: the two representations
-/// must hold the same value, or a `const` or `enum` written in a schema (read by
-/// serde_json) could differ from the same text in an instance. serde_json's way is fast
+/// Whether serde_json, as built into this program, reads floats correctly rounded: its
+/// `float_roundtrip` feature, off in this crate, may be switched on by any other crate of
+/// the build (jsonschema-rs does). Asked once, by reading a text the two ways read apart.
+#[inline(always)]
+fn serde_json_rounds_correctly() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static MODE: AtomicU8 = AtomicU8::new(0);
+    match MODE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let probe = serde_json::from_str::<serde_json::Value>("9007199254740991.0");
+            let correct = probe.ok().and_then(|v| v.as_f64()) == Some(9_007_199_254_740_991.0);
+            MODE.store(if correct { 2 } else { 1 }, Ordering::Relaxed);
+            correct
+        }
+    }
+}
+
+/// The `f64` serde_json gives a number's text (checked against the grammar) without its
+/// `float_roundtrip` feature (with it, the standard library's correctly rounded parse is
+/// used instead): the two representations must hold the same value, or a `const` or
+/// `enum` written in a schema (read by serde_json) could differ from the same text in an
+/// instance. serde_json's way is fast
 /// and may be a unit in the last place off the nearest float: the decimal digits are
 /// gathered in a `u64` until the next would overflow it (later digits of the integer part
 /// count in the exponent, later digits of the fraction are dropped; a fraction digit is

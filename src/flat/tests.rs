@@ -492,3 +492,19 @@ fn random_numbers_read_as_serde_json_reads_them() {
         }
     }
 }
+
+/// The probe finds serde_json's mode as this build has it (no `float_roundtrip` in the
+/// crate's own tests), and the text it reads apart is read as serde_json reads it.
+#[test]
+fn the_float_mode_is_serde_json_s() {
+    let probe = "9007199254740991.0";
+    let value: Value = serde_json::from_str(probe).expect("json");
+    let correct = value.as_f64() == Some(9_007_199_254_740_991.0);
+    assert!(
+        !correct,
+        "this crate's tests build serde_json without float_roundtrip"
+    );
+    let mut doc = Document::new();
+    let tree = doc.parse_str(probe).expect("parses");
+    agree(tree.root(), &value, probe).unwrap_or_else(|e| panic!("{e}"));
+}
