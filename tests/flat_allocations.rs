@@ -1,0 +1,145 @@
+//! Parsing into a reused `flat::Document`, and reading the tree through `Instance`
+//! (every value, equality, hash), makes no heap allocation in steady state: every instance
+//! of the required draft2020-12 suite, after one warm-up parse, under a counting
+//! allocator; and a second pass over all of them with one document.
+
+#[path = "../suite/runner.rs"]
+mod runner;
+
+use serde_json::Value;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use toolschema::flat::{self, Array, Document, Instance, Kind, Object};
+
+struct Counting;
+
+thread_local! {
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+}
+
+// Counts allocations made by the current thread while counting is switched on.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if ACTIVE.try_with(Cell::get).unwrap_or(false) {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if ACTIVE.try_with(Cell::get).unwrap_or(false) {
+            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    COUNT.with(|c| c.set(0));
+    ACTIVE.with(|a| a.set(true));
+    let result = f();
+    ACTIVE.with(|a| a.set(false));
+    (result, COUNT.with(Cell::get))
+}
+
+/// Reads every value of the tree through the trait (what an evaluator does), returning a
+/// count so that nothing is optimised away.
+fn walk<'a, I: Instance<'a>>(v: I) -> usize {
+    1 + match v.kind() {
+        Kind::Null => 0,
+        Kind::Bool => usize::from(v.as_bool().unwrap_or(false)),
+        Kind::Number => usize::from(v.as_number().is_some_and(|n| n.is_f64())),
+        Kind::String => v.as_str().map_or(0, str::len),
+        Kind::Array => v.as_array().map_or(0, |a| a.iter().map(walk).sum()),
+        Kind::Object => v.as_object().map_or(0, |o| {
+            o.entries()
+                .map(|(k, s, v)| {
+                    usize::from(o.get(k, s).is_some())
+                        + walk(v)
+                        + usize::from(v.json_type() == toolschema::JsonType::Integer)
+                })
+                .sum()
+        }),
+    }
+}
+
+fn required_instances() -> Vec<(String, String)> {
+    let dir = runner::suite_dir().join("tests/draft2020-12");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("suite folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let name = file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let groups: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        for group in groups.as_array().into_iter().flatten() {
+            for test in group["tests"].as_array().into_iter().flatten() {
+                let desc = format!(
+                    "{name} :: {} :: {}",
+                    group["description"], test["description"]
+                );
+                out.push((desc, serde_json::to_string(&test["data"]).expect("json")));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn parsing_and_reading_allocate_nothing_on_the_required_suite() {
+    let instances = required_instances();
+    assert!(
+        instances.len() >= 1299,
+        "expected every required test, found {}",
+        instances.len()
+    );
+    let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
+    let mut doc = Document::new();
+    let mut offenders = Vec::new();
+    let read = |doc: &mut Document, text: &str| {
+        let tree = doc.parse_str(text).expect("the suite parses");
+        let root = tree.root();
+        (walk(root) + usize::from(flat::equal(root, root)))
+            .wrapping_add(flat::hash(root, &state) as usize)
+    };
+    for (desc, text) in &instances {
+        let warm = read(&mut doc, text); // warm-up
+        let (again, n) = allocations_during(|| read(&mut doc, text));
+        assert_eq!(warm, again);
+        if n > 0 {
+            offenders.push(format!("{desc}: {n} allocations"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "parsing allocated:\n{}",
+        offenders.join("\n")
+    );
+    // One document through all of them, twice: the second pass allocates nothing.
+    let (_, n) = allocations_during(|| {
+        instances.iter().fold(0usize, |sum, (_, text)| {
+            sum.wrapping_add(read(&mut doc, text))
+        })
+    });
+    assert_eq!(n, 0, "a second pass allocated");
+}
+
+#[test]
+fn the_counter_counts() {
+    let (_, n) = allocations_during(|| std::hint::black_box(vec![1u8; 16]).len());
+    assert!(n >= 1);
+}
