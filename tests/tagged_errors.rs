@@ -105,3 +105,51 @@ fn unions_without_a_deciding_tag_report_as_before() {
         "{errors:?}"
     );
 }
+
+mod support;
+
+/// The code generators' numeric formats are asserted on every path and in both
+/// configurations: a bare leaf, a property (object shapes), array items and a union.
+#[test]
+fn numeric_formats_agree_on_every_path() {
+    let options = Options::new().assert_formats(true);
+    let cases = [
+        (json!({"type": "integer", "format": "uint8"}), json!(255), true),
+        (json!({"type": "integer", "format": "uint8"}), json!(256), false),
+        (json!({"type": "integer", "format": "uint8"}), json!(-1), false),
+        (json!({"format": "int16"}), json!(-32769), false),
+        (json!({"format": "int16"}), json!("not a number"), true),
+        (
+            json!({"type": "object", "properties": {"port": {"type": "integer", "format": "uint16"}}, "required": ["port"]}),
+            json!({"port": 70000}),
+            false,
+        ),
+        (
+            json!({"type": "object", "properties": {"port": {"type": "integer", "format": "uint16"}}, "required": ["port"]}),
+            json!({"port": 8080}),
+            true,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "integer", "format": "int8"}}),
+            json!([1, 2, 128]),
+            false,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "number", "format": "float"}}),
+            json!([1.5, 1e300]),
+            false,
+        ),
+        (
+            json!({"anyOf": [{"type": "string"}, {"type": "integer", "format": "uint32"}]}),
+            json!(4294967296u64),
+            false,
+        ),
+    ];
+    for (schema, instance, expected) in cases {
+        let both = support::compile_with(&options, &schema).unwrap();
+        support::check(&both, &instance, expected);
+    }
+    // Without format assertion the formats annotate only.
+    let both = support::compile(&json!({"type": "integer", "format": "uint8"})).unwrap();
+    support::check(&both, &json!(256), true);
+}
