@@ -592,7 +592,9 @@ impl<R: io::Read> LineReader<R> {
             self.start = 0;
         }
         if self.end == self.buf.len() {
-            let grown = (self.buf.len() * 2).min(max.saturating_add(2));
+            let grown = (self.buf.len() * 2)
+                .min(max.saturating_add(2))
+                .max(self.buf.len() + 1);
             self.buf.resize(grown, 0);
         }
     }
