@@ -3,10 +3,9 @@
 
 use super::{Action, Contract, ContractOptions, Event, MessageHead, Peer};
 use crate::mcp::jsonrpc;
-use crate::mcp::server::Line;
 use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,7 +49,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 struct Shared {
     contract: Mutex<Contract>,
-    to_client: Mutex<BufWriter<io::Stdout>>,
+    to_client: Mutex<BufWriter<Box<dyn Write + Send>>>,
     /// `None` once the client closed stdin (the server's stdin is closed with it).
     to_server: Mutex<Option<BufWriter<ChildStdin>>>,
     log: Option<Mutex<std::fs::File>>,
@@ -99,25 +98,29 @@ impl Shared {
         }
     }
 
-    /// Carries out the actions for a message that came from `from` (its bytes in `original`).
-    /// Forwarded messages are flushed only when `flush` (nothing more is waiting to be read).
-    fn carry_out(&self, from: Peer, original: &[u8], actions: Vec<Action>, flush: bool) {
+    /// Carries out the actions for a message that came from `from` (its bytes in
+    /// `original`). Answers to the sender are flushed at once; whether anything waits
+    /// unflushed for the other side is returned (the caller flushes before it reads again).
+    fn carry_out(&self, from: Peer, original: &[u8], actions: Vec<Action>) -> bool {
         let other = match from {
             Peer::Client => Peer::Server,
             Peer::Server => Peer::Client,
         };
+        let mut unflushed = false;
         for action in actions {
             match action {
-                Action::Forward => self.write(other, original, flush),
+                Action::Forward => {
+                    self.write(other, original, false);
+                    unflushed = true;
+                }
                 Action::Send(to, message) => {
-                    // Answers to the sender are flushed at once: nothing else is coming
-                    // that way from this thread.
-                    let now = flush || to == from;
-                    self.write(to, message.to_string().as_bytes(), now);
+                    self.write(to, message.to_string().as_bytes(), to == from);
+                    unflushed |= to == other;
                 }
                 Action::Report(event) => self.report(&event),
             }
         }
+        unflushed
     }
 
     fn report(&self, event: &Event) {
@@ -238,8 +241,8 @@ pub fn run_stdio(config: &ProxyConfig, command: &[OsString]) -> i32 {
     };
     let shared = Arc::new(Shared {
         contract: Mutex::new(Contract::new(config.contract.clone())),
-        to_client: Mutex::new(BufWriter::new(io::stdout())),
-        to_server: Mutex::new(Some(BufWriter::new(child_in))),
+        to_client: Mutex::new(BufWriter::with_capacity(WRITE_BUFFER, raw_stdout())),
+        to_server: Mutex::new(Some(BufWriter::with_capacity(WRITE_BUFFER, child_in))),
         log,
         server_write_failed: AtomicBool::new(false),
     });
@@ -339,144 +342,260 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
 }
 
 fn relay_client(shared: &Shared, max: usize) {
-    let stdin = io::stdin();
-    let mut reader = BufReader::with_capacity(1 << 16, stdin.lock());
-    let mut buf = Vec::new();
+    let mut reader = LineReader::new(raw_stdin());
     let mut head = MessageHead::new();
+    // Forwarded lines wait in the server's buffer until this thread would read again.
+    let mut unflushed = false;
     loop {
-        let line = match read_line(&mut reader, &mut buf, max, &mut head) {
-            Ok(l) => l,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+        let flush = || shared.flush(Peer::Server);
+        let frame = match reader.next(max, &mut head, || {
+            if std::mem::take(&mut unflushed) {
+                flush()
+            }
+        }) {
+            Ok(f) => f,
             Err(e) => {
                 eprintln!("toolschema proxy: cannot read stdin: {e}");
-                return;
+                break;
             }
         };
-        let more = !reader.buffer().is_empty();
-        let actions = match line {
-            Line::Eof => return,
-            Line::TooLong => lock(&shared.contract).oversized_from_client(&head, max),
-            Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete => match std::str::from_utf8(&buf) {
-                Ok(text) => lock(&shared.contract).from_client_text(text),
-                Err(_) => vec![Action::Send(
-                    Peer::Client,
-                    jsonrpc::error(
-                        &Value::Null,
-                        jsonrpc::PARSE_ERROR,
-                        "parse error: the message is not UTF-8",
-                    ),
-                )],
+        let (line, actions): (&[u8], _) = match frame {
+            Frame::Eof => break,
+            Frame::TooLong => (
+                b"",
+                lock(&shared.contract).oversized_from_client(&head, max),
+            ),
+            Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Frame::Line(line) => match std::str::from_utf8(line) {
+                Ok(text) => (line, lock(&shared.contract).from_client_text(text)),
+                Err(_) => (
+                    line,
+                    vec![Action::Send(
+                        Peer::Client,
+                        jsonrpc::error(
+                            &Value::Null,
+                            jsonrpc::PARSE_ERROR,
+                            "parse error: the message is not UTF-8",
+                        ),
+                    )],
+                ),
             },
         };
-        shared.carry_out(Peer::Client, &buf, actions, !more);
-        if !more {
-            shared.flush(Peer::Server);
-        }
+        unflushed |= shared.carry_out(Peer::Client, line, actions);
+    }
+    if unflushed {
+        shared.flush(Peer::Server);
     }
 }
 
 fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
-    let mut reader = BufReader::with_capacity(1 << 16, child_out);
-    let mut buf = Vec::new();
+    let mut reader = LineReader::new(child_out);
     let mut head = MessageHead::new();
+    // Forwarded lines wait in the client's buffer until this thread would read again.
+    let mut unflushed = false;
     loop {
-        let line = match read_line(&mut reader, &mut buf, max, &mut head) {
-            Ok(l) => l,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+        let flush = || shared.flush(Peer::Client);
+        let frame = match reader.next(max, &mut head, || {
+            if std::mem::take(&mut unflushed) {
+                flush()
+            }
+        }) {
+            Ok(f) => f,
             Err(_) => break,
         };
-        let more = !reader.buffer().is_empty();
-        let actions = match line {
-            Line::Eof => break,
-            Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
-            // (An oversized line left `buf` empty; it takes this path for the same locking:
-            // its answer may release held calls to the server.)
-            Line::TooLong | Line::Complete => match std::str::from_utf8(&buf) {
-                Ok(text) => {
-                    let mut contract = lock(&shared.contract);
-                    let actions = if matches!(line, Line::TooLong) {
-                        contract.oversized_from_server(&head, max)
-                    } else {
-                        contract.from_server_text(text)
-                    };
-                    if actions
-                        .iter()
-                        .any(|a| matches!(a, Action::Send(Peer::Server, _)))
-                    {
-                        // Held calls are written before anyone sees them released, so a
-                        // client leaving now cannot close the server's input under them.
-                        shared.carry_out(Peer::Server, &buf, actions, !more);
-                        drop(contract);
-                        if !more {
-                            shared.flush(Peer::Client);
-                        }
-                        continue;
-                    }
-                    actions
-                }
-                Err(_) => vec![Action::Report(Event::Note(
-                    "the server wrote a line that is not UTF-8; dropped".into(),
-                ))],
-            },
+        let (line, too_long): (&[u8], bool) = match frame {
+            Frame::Eof => break,
+            Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Frame::Line(line) => (line, false),
+            // (An oversized line takes this path for the same locking: its answer may
+            // release held calls to the server.)
+            Frame::TooLong => (b"", true),
         };
-        shared.carry_out(Peer::Server, &buf, actions, !more);
-        if !more {
-            shared.flush(Peer::Client);
-        }
+        let actions = match std::str::from_utf8(line) {
+            Ok(text) => {
+                let mut contract = lock(&shared.contract);
+                let actions = if too_long {
+                    contract.oversized_from_server(&head, max)
+                } else {
+                    contract.from_server_text(text)
+                };
+                if actions
+                    .iter()
+                    .any(|a| matches!(a, Action::Send(Peer::Server, _)))
+                {
+                    // Held calls are written before anyone sees them released, so a
+                    // client leaving now cannot close the server's input under them.
+                    unflushed |= shared.carry_out(Peer::Server, line, actions);
+                    drop(contract);
+                    continue;
+                }
+                actions
+            }
+            Err(_) => vec![Action::Report(Event::Note(
+                "the server wrote a line that is not UTF-8; dropped".into(),
+            ))],
+        };
+        unflushed |= shared.carry_out(Peer::Server, line, actions);
     }
     shared.flush(Peer::Client);
 }
 
-/// Reads one line into `buf` (without the newline or a trailing `\r`), never holding more
-/// than `max` bytes: a longer line is consumed and dropped, its bytes fed to `head` as they
-/// stream past (so its id can still be answered).
-fn read_line(
-    reader: &mut impl BufRead,
-    buf: &mut Vec<u8>,
-    max: usize,
-    head: &mut MessageHead,
-) -> io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let available = reader.fill_buf()?;
-        if available.is_empty() {
-            return Ok(match (any, too_long) {
-                (false, _) => Line::Eof,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Complete,
-            });
+/// This process's stdin and stdout as plain files (on Unix): the relay does its own
+/// buffering, so the standard handles' locks and line buffering are only overhead.
+fn raw_stdin() -> Box<dyn io::Read + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
         }
-        if !any {
-            any = true;
-            *head = MessageHead::new();
+    }
+    Box::new(io::stdin())
+}
+
+fn raw_stdout() -> Box<dyn Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
         }
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
-        };
-        if too_long {
-            head.feed(chunk);
-        } else if buf.len() + chunk.len() > max {
-            too_long = true;
-            head.feed(buf);
-            head.feed(chunk);
-            buf.clear();
-        } else {
-            buf.extend_from_slice(chunk);
+    }
+    Box::new(io::stdout())
+}
+
+/// The writers' buffer: everything forwarded between two reads goes out in one `write`.
+const WRITE_BUFFER: usize = 256 << 10;
+
+/// What [`LineReader::next`] found.
+enum Frame<'a> {
+    /// A complete line (without the newline or a trailing `\r`), or the unterminated tail
+    /// at end of input.
+    Line(&'a [u8]),
+    /// A line over the limit, consumed and dropped; its bytes went through the head scan.
+    TooLong,
+    Eof,
+}
+
+/// The size reads start with: one `read` takes every message a fast peer has queued.
+const READ_CHUNK: usize = 128 << 10;
+
+/// Splits lines out of one large read buffer and hands each out borrowed (no copy), never
+/// holding more than `max` bytes of one line: a longer line is consumed and dropped, its
+/// bytes fed to a [`MessageHead`] as they stream past (so its id can still be answered).
+struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    /// The unread bytes are `buf[start..end]`; `buf[start..scanned]` holds no newline.
+    start: usize,
+    scanned: usize,
+    end: usize,
+    /// Inside a line over the limit: its bytes are fed to the head, not kept.
+    discarding: bool,
+    eof: bool,
+}
+
+impl<R: io::Read> LineReader<R> {
+    fn new(inner: R) -> LineReader<R> {
+        LineReader {
+            inner,
+            buf: vec![0; READ_CHUNK],
+            start: 0,
+            scanned: 0,
+            end: 0,
+            discarding: false,
+            eof: false,
         }
-        reader.consume(used);
-        if done {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
+    }
+
+    /// The next line. `before_read` runs whenever no complete line is buffered and the
+    /// reader is about to call `read` (which may block): the moment to flush what the
+    /// lines so far produced, so a lone message is never held back.
+    fn next(
+        &mut self,
+        max: usize,
+        head: &mut MessageHead,
+        mut before_read: impl FnMut(),
+    ) -> io::Result<Frame<'_>> {
+        loop {
+            if let Some(i) = self.buf[self.scanned..self.end]
+                .iter()
+                .position(|&b| b == b'\n')
+            {
+                let (from, newline) = (self.start, self.scanned + i);
+                self.start = newline + 1;
+                self.scanned = self.start;
+                let line = &self.buf[from..newline];
+                if self.discarding {
+                    self.discarding = false;
+                    head.feed(line);
+                    return Ok(Frame::TooLong);
+                }
+                if line.len() > max {
+                    *head = MessageHead::new();
+                    head.feed(line);
+                    return Ok(Frame::TooLong);
+                }
+                return Ok(Frame::Line(line.strip_suffix(b"\r").unwrap_or(line)));
             }
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
+            self.scanned = self.end;
+            if self.discarding {
+                head.feed(&self.buf[self.start..self.end]);
+                (self.start, self.scanned, self.end) = (0, 0, 0);
+            } else if self.end - self.start > max {
+                self.discarding = true;
+                *head = MessageHead::new();
+                head.feed(&self.buf[self.start..self.end]);
+                (self.start, self.scanned, self.end) = (0, 0, 0);
+            }
+            if self.eof {
+                // The unterminated tail, then the end.
+                let tail = (self.start, self.end);
+                (self.start, self.scanned) = (self.end, self.end);
+                if std::mem::take(&mut self.discarding) {
+                    return Ok(Frame::TooLong);
+                }
+                return Ok(if tail.0 < tail.1 {
+                    Frame::Line(&self.buf[tail.0..tail.1])
+                } else {
+                    Frame::Eof
+                });
+            }
+            self.make_room(max);
+            before_read();
+            let n = loop {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    other => break other?,
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            }
+            self.end += n;
+        }
+    }
+
+    /// Moves a partial line to the front, and grows the buffer when the line fills it
+    /// (up to `max` + 1, the most one kept line and its newline take); shrinks it back
+    /// after a large message.
+    fn make_room(&mut self, max: usize) {
+        if self.start == self.end {
+            (self.start, self.scanned, self.end) = (0, 0, 0);
+            if self.buf.len() > 8 * READ_CHUNK {
+                self.buf.truncate(READ_CHUNK);
+                self.buf.shrink_to_fit();
+            }
+        } else if self.start > 0 && self.buf.len() - self.end < self.buf.len() / 2 {
+            self.buf.copy_within(self.start..self.end, 0);
+            (self.scanned, self.end) = (self.scanned - self.start, self.end - self.start);
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            let grown = (self.buf.len() * 2)
+                .min(max.saturating_add(2))
+                .max(self.buf.len() + 1);
+            self.buf.resize(grown, 0);
         }
     }
 }
