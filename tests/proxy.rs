@@ -746,6 +746,8 @@ struct Scripted {
     log: PathBuf,
     audit: PathBuf,
     stderr: PathBuf,
+    /// Answers read while waiting for another id.
+    early: Vec<Value>,
 }
 
 impl Scripted {
@@ -802,6 +804,7 @@ impl Scripted {
             log,
             audit,
             stderr,
+            early: Vec::new(),
         };
         s.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
@@ -827,13 +830,22 @@ impl Scripted {
         serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line:.200}"))
     }
 
-    /// The next message with that id (skipping notifications and server requests).
+    /// The answer with that id (skipping notifications and server requests). Answers to
+    /// other ids that arrive first are kept for their own `answer` call: the proxy may
+    /// answer concurrent requests in either order.
     fn answer(&mut self, id: Value) -> Value {
+        if let Some(at) = self.early.iter().position(|m| m["id"] == id) {
+            return self.early.remove(at);
+        }
         loop {
             let m = self.next();
-            if m["id"] == id && m.get("method").is_none() {
+            if m.get("method").is_some() {
+                continue;
+            }
+            if m["id"] == id {
                 return m;
             }
+            self.early.push(m);
         }
     }
 
