@@ -57,7 +57,22 @@ fn tools() -> Vec<Tool> {
         })
         .build()
         .unwrap();
-    vec![echo, steps, wait]
+    // 2026-07-28 `x-mcp-header`: three parameters mirrored into `Mcp-Param-*` headers.
+    let region = Tool::builder("region")
+        .description("answers with its region")
+        .input_schema(json!({"properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "opts": {"properties": {"fast": {"type": "boolean", "x-mcp-header": "Fast"}}},
+            "query": {"type": "string"}}}))
+        .handler(|args, _| {
+            Ok(CallToolResult::text(
+                args["region"].as_str().unwrap_or("none"),
+            ))
+        })
+        .build()
+        .unwrap();
+    vec![echo, steps, wait, region]
 }
 
 /// Set by the `wait` tool when it sees its call cancelled.
@@ -613,6 +628,133 @@ fn the_2026_07_28_era_is_stateless_and_checks_its_headers() {
 }
 
 // ---- real MCP clients against `toolschema serve --http` ----
+
+/// The answer of a call that was let through, as JSON or as the last SSE event.
+fn answer_of(r: Response, id: u32) -> Value {
+    assert_eq!(r.status(), 200);
+    if header(r.headers(), "content-type").unwrap() == "application/json" {
+        json_body(r)
+    } else {
+        let events = read_events(r, |m| m["id"] == id);
+        serde_json::from_str(&events.last().unwrap().1).unwrap()
+    }
+}
+
+#[test]
+fn mcp_param_headers_must_mirror_the_annotated_arguments() {
+    let url = start(HttpOptions::new());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = |args: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "region", "arguments": args, "_meta": meta}})
+        .to_string()
+    };
+    let base = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "region"),
+    ];
+    let send = |extra: &[(&str, &str)], args: Value| {
+        let mut headers = base.to_vec();
+        headers.extend_from_slice(extra);
+        post(&url, &headers, &body(args))
+    };
+    let refused = |r: Response, why: &str| {
+        assert_eq!(r.status(), 400, "{why}");
+        let b = json_body(r);
+        assert_eq!(b["error"]["code"], -32020, "{why}: {b}");
+        assert!(!b.to_string().contains("us-west1"), "no value echoed: {b}");
+    };
+    let all = json!({"region": "us-west1", "n": 42, "opts": {"fast": true}, "query": "q"});
+    let good: [(&str, &str); 3] = [
+        ("mcp-param-region", "us-west1"),
+        ("Mcp-Param-N", "42"),
+        ("MCP-PARAM-FAST", "true"),
+    ];
+    // All three mirrored (header names in any case): the call runs.
+    let answer = answer_of(send(&good, all.clone()), 1);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "us-west1",
+        "{answer}"
+    );
+    // Integers compare as numbers; the base64 form is decoded.
+    let answer = answer_of(
+        send(
+            &[
+                ("mcp-param-region", "=?base64?dXMtd2VzdDE=?="),
+                ("mcp-param-n", "42.0"),
+                good[2],
+            ],
+            all.clone(),
+        ),
+        1,
+    );
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "us-west1",
+        "{answer}"
+    );
+    // Nothing in the body, nothing expected; null is absent.
+    let answer = answer_of(send(&[], json!({"query": "q"})), 1);
+    assert_eq!(answer["result"]["content"][0]["text"], "none", "{answer}");
+    // (A null passes the headers and is then refused by the schema, as a tool error.)
+    let answer = answer_of(send(&[], json!({"region": null})), 1);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    // A value in the body without its header (the nested one included).
+    refused(send(&good[..2], all.clone()), "Fast missing");
+    refused(send(&good[1..], all.clone()), "Region missing");
+    // A header that differs from the body.
+    refused(
+        send(
+            &[("mcp-param-region", "eu-west1"), good[1], good[2]],
+            all.clone(),
+        ),
+        "Region differs",
+    );
+    refused(
+        send(&[good[0], ("mcp-param-n", "43"), good[2]], all.clone()),
+        "N differs",
+    );
+    refused(
+        send(&[good[0], good[1], ("mcp-param-fast", "True")], all.clone()),
+        "Fast differs",
+    );
+    refused(
+        send(
+            &[
+                ("mcp-param-region", "=?base64?ZXUtd2VzdDE=?="),
+                good[1],
+                good[2],
+            ],
+            all.clone(),
+        ),
+        "encoded Region differs",
+    );
+    // A header for a value the body does not have; one sent twice; bad base64.
+    refused(
+        send(&[good[0]], json!({"query": "q"})),
+        "Region without a body value",
+    );
+    refused(
+        send(&[good[0], good[0], good[1], good[2]], all.clone()),
+        "Region twice",
+    );
+    refused(
+        send(
+            &[("mcp-param-region", "=?base64?%%%?="), good[1], good[2]],
+            all.clone(),
+        ),
+        "bad base64",
+    );
+    // Headers no annotation names are ignored (intermediaries forward them).
+    let mut extra = good.to_vec();
+    extra.push(("mcp-param-other", "x"));
+    let answer = answer_of(send(&extra, all), 1);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "us-west1",
+        "{answer}"
+    );
+}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

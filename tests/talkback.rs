@@ -441,6 +441,68 @@ fn multi_round_trip_at_2026_07_28() {
     assert_eq!(done["error"]["code"], -32602, "{done}");
 }
 
+/// `requestState` is attacker-controlled input (2026-07-28 draft, multi round-trip
+/// requests): a state that is forged, altered, or minted for another call is refused with
+/// -32602, and the refusal echoes nothing of it.
+#[test]
+fn request_state_is_integrity_protected() {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let c = Client::new(&server());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}}});
+    let call = |id: u64, name: &str, arguments: Value, state: &str, answers: Value| {
+        c.ask(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta.clone(),
+                "requestState": state, "inputResponses": answers}}))
+    };
+    let refused = |answer: &Value, state: &str| {
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        assert!(!answer.to_string().contains(state), "{answer}");
+    };
+    let first = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "two", "arguments": {}, "_meta": meta.clone()}}));
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let apple = json!({"toolschema-1": {"action": "accept", "content": {"a": "apple"}}});
+    // Round 2 as minted gets the sampling request; the state it returns holds "apple".
+    let second = call(2, "two", json!({}), &state, apple.clone());
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    let state2 = second["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Forged: the answers in the clear, as an unprotected server would take them.
+    let forged = engine
+        .encode(json!({"toolschema-1": {"action": "accept", "content": {"a": "x"}}}).to_string());
+    refused(&call(3, "two", json!({}), &forged, json!({})), &forged);
+    // Altered: one bit of the payload (its answers) flipped.
+    let mut bytes = engine.decode(&state2).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 1;
+    let altered = engine.encode(&bytes);
+    refused(&call(4, "two", json!({}), &altered, json!({})), &altered);
+    // Cross-tool: the state of a call of `two` given to `elicit`.
+    refused(&call(5, "elicit", json!({}), &state2, json!({})), &state2);
+    // Cross-call: the same tool with other arguments (it takes any object).
+    refused(
+        &call(6, "two", json!({"other": 1}), &state2, json!({})),
+        &state2,
+    );
+    // Replayed on the call it was minted for: good, and not single-use (the draft names no
+    // such rule; the answers in it are checked again each time).
+    for id in [7, 8] {
+        let again = call(id, "two", json!({}), &state, apple.clone());
+        assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+        assert_eq!(
+            again["result"]["inputRequests"]["toolschema-2"]["method"],
+            "sampling/createMessage"
+        );
+    }
+}
+
 #[test]
 fn log_honours_set_level() {
     let c = Client::new(&server());

@@ -126,6 +126,8 @@ pub(crate) struct Rounds {
     pub(crate) answers: Map<String, Value>,
     pub(crate) asked: Map<String, Value>,
     pub(crate) count: u64,
+    /// The call's [`super::talkback::state_binding`], which its `requestState` carries.
+    pub(crate) binding: [u8; 32],
 }
 
 impl CallContext {

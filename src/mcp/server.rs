@@ -3,7 +3,7 @@
 use super::context::{CallContext, LogLevel, Outgoing, Rounds, Sink, Talk, TaskLink};
 use super::contract::{self, OutputPolicy, Refusal};
 use super::jsonrpc::{self, Id, error_line, result_line};
-use super::talkback::{Outstanding, Reply, decode_state, encode_state, read_error};
+use super::talkback::{Outstanding, Reply, decode_state, encode_state, read_error, state_binding};
 use super::tasks::{Outcome, TaskLimits, TaskTable};
 use super::tool::{TaskSupport, Tool, ToolError, WRAP_KEY};
 use super::version::ProtocolVersion;
@@ -1357,9 +1357,10 @@ impl Connection {
         };
         // 2026-07-28: the answers of earlier rounds (`requestState`) and of this one.
         let rounds = if req.modern {
+            let binding = state_binding(tool.name(), &arguments);
             let mut answers = match params.get("requestState") {
                 None | Some(Value::Null) => Map::new(),
-                Some(Value::String(state)) => decode_state(state).ok_or_else(|| {
+                Some(Value::String(state)) => decode_state(state, &binding).ok_or_else(|| {
                     invalid("\"requestState\" is not one this server issued".into())
                 })?,
                 Some(_) => return Err(invalid("\"requestState\" must be a string".into())),
@@ -1371,6 +1372,7 @@ impl Connection {
             }
             Some(Mutex::new(Rounds {
                 answers,
+                binding,
                 ..Rounds::default()
             }))
         } else {
@@ -1608,7 +1610,7 @@ impl Connection {
         }
         let result = json!({
             "inputRequests": Value::Object(r.asked.clone()),
-            "requestState": encode_state(&r.answers),
+            "requestState": encode_state(&r.binding, &r.answers),
         });
         let mut result = self.finish_result(result, req);
         result["resultType"] = Value::from("input_required");

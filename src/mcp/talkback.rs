@@ -7,7 +7,9 @@
 
 use super::version::ProtocolVersion;
 use crate::{Options, Schema};
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -456,23 +458,189 @@ pub(crate) fn read_error(error: &Value) -> Reply {
     }
 }
 
+/// How long a `requestState` stays good: long enough for a person to answer a form, short
+/// enough to bound a replay (the draft asks for a short expiry).
+pub(crate) const STATE_TTL_SECS: u64 = 600;
+
+/// Length of the HMAC-SHA256 tag that leads a `requestState`.
+const TAG_LEN: usize = 32;
+
+/// The key of this process's `requestState` tags: random, made on first use, never written
+/// anywhere, so a state outlives neither the server nor a restart.
+fn state_key() -> &'static [u8; 32] {
+    static KEY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut key = [0u8; 32];
+        if getrandom::fill(&mut key).is_err() {
+            // No OS random source: std's per-process hash seeds and the clock are the best
+            // left; say so rather than fail every multi round-trip call.
+            eprintln!("toolschema mcp: no random source; requestState keys are weak");
+            use std::hash::{BuildHasher, Hasher};
+            for chunk in key.chunks_mut(8) {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u128(now_nanos());
+                chunk.copy_from_slice(&h.finish().to_le_bytes());
+            }
+        }
+        key
+    })
+}
+
+fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+pub(crate) fn now_secs() -> u64 {
+    (now_nanos() / 1_000_000_000) as u64
+}
+
+/// What a `requestState` is bound to: a SHA-256 of the method, the tool's name and its
+/// arguments (serialized with sorted keys, as serde_json's map keeps them), each
+/// length-prefixed so no two calls give the same bytes. The draft asks for "an identifier for
+/// the originating request"; a state minted for one call is refused by any other.
+pub(crate) fn state_binding(tool: &str, arguments: &Value) -> [u8; 32] {
+    let arguments = serde_json::to_vec(arguments).unwrap_or_default();
+    let mut digest = Sha256::new();
+    for part in [b"tools/call".as_slice(), tool.as_bytes(), &arguments] {
+        digest.update((part.len() as u64).to_be_bytes());
+        digest.update(part);
+    }
+    digest.finalize().into()
+}
+
+/// The tag over a state's payload and the call it belongs to.
+fn state_tag(binding: &[u8; 32], payload: &[u8]) -> Hmac<Sha256> {
+    let mut mac = match Hmac::<Sha256>::new_from_slice(state_key()) {
+        Ok(mac) => mac,
+        Err(_) => unreachable!("HMAC takes a key of any length"),
+    };
+    mac.update(b"toolschema requestState v1");
+    mac.update(binding);
+    mac.update(payload);
+    mac
+}
+
 /// The state of a 2026-07-28 call across its rounds: the answers so far, by request key.
-/// Carried by the client as the opaque `requestState` (base64 of JSON); every answer in it
-/// is checked again when it is used, so a client forging it gains nothing it could not
-/// answer anyway.
-pub(crate) fn decode_state(state: &str) -> Option<Map<String, Value>> {
+/// Carried by the client as the opaque `requestState`: base64url of an HMAC-SHA256 tag and
+/// a JSON payload (the answers and an expiry). The draft has servers treat it as
+/// attacker-controlled input; the tag binds it to this server process and to the call it
+/// was minted for (tool and arguments), so an altered, forged, expired or cross-call state
+/// is refused, never read. A state is not single-use: a client may retry the same call with
+/// it again, and every answer in it is checked again when it is used.
+pub(crate) fn decode_state(state: &str, binding: &[u8; 32]) -> Option<Map<String, Value>> {
+    decode_state_at(state, binding, now_secs())
+}
+
+fn decode_state_at(state: &str, binding: &[u8; 32], now: u64) -> Option<Map<String, Value>> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(state)
         .ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
+    if bytes.len() < TAG_LEN {
+        return None;
+    }
+    let (tag, payload) = bytes.split_at(TAG_LEN);
+    state_tag(binding, payload).verify_slice(tag).ok()?;
+    let Value::Object(mut payload) = serde_json::from_slice(payload).ok()? else {
+        return None;
+    };
+    if payload.get("exp").and_then(Value::as_u64)? < now {
+        return None;
+    }
+    match payload.remove("answers")? {
         Value::Object(m) => Some(m),
         _ => None,
     }
 }
 
-pub(crate) fn encode_state(answers: &Map<String, Value>) -> String {
+/// The `requestState` for a call (its [`state_binding`]) that has these answers.
+pub(crate) fn encode_state(binding: &[u8; 32], answers: &Map<String, Value>) -> String {
+    encode_state_at(binding, answers, now_secs())
+}
+
+fn encode_state_at(binding: &[u8; 32], answers: &Map<String, Value>, now: u64) -> String {
     use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(Value::Object(answers.clone()).to_string())
+    let payload = serde_json::json!({"exp": now + STATE_TTL_SECS, "answers": answers}).to_string();
+    let tag = state_tag(binding, payload.as_bytes())
+        .finalize()
+        .into_bytes();
+    let mut bytes = Vec::with_capacity(TAG_LEN + payload.len());
+    bytes.extend_from_slice(&tag);
+    bytes.extend_from_slice(payload.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+#[cfg(test)]
+mod state_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(name: &str, arguments: Value) -> [u8; 32] {
+        state_binding(name, &arguments)
+    }
+
+    fn answers() -> Map<String, Value> {
+        match json!({"toolschema-1": {"action": "accept", "content": {"a": "apple"}}}) {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_state_round_trips_for_its_own_call_only() {
+        let call = params("two", json!({"x": 1, "y": [true]}));
+        let state = encode_state_at(&call, &answers(), 1000);
+        assert_eq!(decode_state_at(&state, &call, 1000), Some(answers()));
+        assert_eq!(
+            decode_state_at(&state, &call, 1000 + STATE_TTL_SECS),
+            Some(answers())
+        );
+        // Expired.
+        assert_eq!(decode_state_at(&state, &call, 1001 + STATE_TTL_SECS), None);
+        // Another tool, other arguments, no arguments.
+        assert_eq!(
+            decode_state_at(&state, &params("one", json!({"x": 1, "y": [true]})), 1000),
+            None
+        );
+        assert_eq!(
+            decode_state_at(&state, &params("two", json!({"x": 2, "y": [true]})), 1000),
+            None
+        );
+        assert_eq!(
+            decode_state_at(&state, &params("two", Value::Null), 1000),
+            None
+        );
+    }
+
+    #[test]
+    fn an_altered_or_forged_state_is_refused() {
+        use base64::Engine;
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let call = params("two", json!({}));
+        let state = encode_state_at(&call, &answers(), 1000);
+        let bytes = engine.decode(&state).unwrap();
+        // Any one byte flipped, in the tag or the payload.
+        for i in [0, TAG_LEN - 1, TAG_LEN, bytes.len() - 1] {
+            let mut altered = bytes.clone();
+            altered[i] ^= 1;
+            assert_eq!(
+                decode_state_at(&engine.encode(&altered), &call, 1000),
+                None,
+                "byte {i}"
+            );
+        }
+        // The old unprotected form, a payload with a made-up tag, truncated, not base64.
+        let bare = engine.encode(Value::Object(answers()).to_string());
+        assert_eq!(decode_state_at(&bare, &call, 1000), None);
+        let mut forged = vec![0u8; TAG_LEN];
+        forged.extend_from_slice(&bytes[TAG_LEN..]);
+        assert_eq!(decode_state_at(&engine.encode(&forged), &call, 1000), None);
+        assert_eq!(
+            decode_state_at(&engine.encode(&bytes[..TAG_LEN - 1]), &call, 1000),
+            None
+        );
+        assert_eq!(decode_state_at("%%%", &call, 1000), None);
+    }
 }

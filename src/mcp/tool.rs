@@ -323,6 +323,12 @@ impl Tool {
         &self.inner.input
     }
 
+    /// The input schema as declared (for its `x-mcp-header` annotations).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn input_json(&self) -> &Value {
+        &self.inner.input_json
+    }
+
     /// The compiled output schema, when the tool declares one.
     pub fn output_schema(&self) -> Option<&Schema> {
         self.inner.output.as_ref()

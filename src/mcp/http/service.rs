@@ -310,6 +310,9 @@ struct Params {
     name: Option<serde_json::Value>,
     #[serde(default, rename = "_meta")]
     meta: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Kept unparsed: read only for a tool with `x-mcp-header` annotations.
+    #[serde(default)]
+    arguments: Option<Box<RawValue>>,
 }
 
 async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
@@ -633,12 +636,104 @@ async fn post_stateless(
             }
             None => return mismatch("the Mcp-Name header is required for tools/call".into()),
         }
+        if let Some(tool) = body_name.and_then(|n| shared.server.tool(n))
+            && let Err(what) = check_param_headers(headers, tool.input_json(), params)
+        {
+            return mismatch(what);
+        }
     }
     let session = HttpSession::new(&shared.server, true, shared.options.replay_events);
     lock(&session.routes).version = version.as_str().and_then(ProtocolVersion::parse);
     let stream = session.open_stream(vec![key.to_string()]);
     session.conn.handle(text);
     answer(shared, &session, stream, wants_json, wants_sse, true).await
+}
+
+/// The `x-mcp-header` annotations of an input schema: each property reached from the root
+/// through `properties` alone (the only places the draft allows them), with its path.
+fn param_headers(schema: &serde_json::Value) -> Vec<(Vec<&str>, &str)> {
+    let mut found = Vec::new();
+    let mut todo = vec![(Vec::new(), schema)];
+    while let Some((path, schema)) = todo.pop() {
+        let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+            continue;
+        };
+        for (key, sub) in props {
+            let mut path = path.clone();
+            path.push(key.as_str());
+            if let Some(name) = sub.get("x-mcp-header").and_then(|h| h.as_str()) {
+                found.push((path.clone(), name));
+            }
+            todo.push((path, sub));
+        }
+    }
+    found
+}
+
+/// The 2026-07-28 `Mcp-Param-{Name}` headers against the call's arguments: a value in the
+/// body needs its header, equal after decoding (integers and numbers compared as numbers);
+/// a header whose value is absent (or null) in the body mirrors nothing and is refused too,
+/// since an intermediary may have routed on it. The reason names the header, never a value.
+fn check_param_headers(
+    headers: &HeaderMap,
+    schema: &serde_json::Value,
+    params: &Params,
+) -> Result<(), String> {
+    let annotated = param_headers(schema);
+    if annotated.is_empty() {
+        return Ok(());
+    }
+    let arguments: serde_json::Value = match &params.arguments {
+        Some(raw) => serde_json::from_str(raw.get()).unwrap_or(serde_json::Value::Null),
+        None => serde_json::Value::Null,
+    };
+    for (path, name) in annotated {
+        let header_name = format!("Mcp-Param-{name}");
+        let body = path
+            .iter()
+            .try_fold(&arguments, |v, key| v.get(key))
+            .filter(|v| !v.is_null());
+        let mut sent = headers.get_all(header_name.as_str()).iter();
+        let (first, second) = (sent.next(), sent.next());
+        if second.is_some() {
+            return Err(format!("{header_name} is sent more than once"));
+        }
+        let header = match first {
+            None if body.is_none() => continue,
+            None => {
+                return Err(format!(
+                    "{header_name} is required (the body has its value)"
+                ));
+            }
+            Some(h) => h,
+        };
+        let Some(body) = body else {
+            return Err(format!(
+                "{header_name} is sent but the body has no value for it"
+            ));
+        };
+        // Visible ASCII, space and tab only (`to_str`), then the base64 form decoded.
+        let Some(value) = header.to_str().ok().and_then(decode_header_value) else {
+            return Err(format!(
+                "{header_name} has characters a header value may not carry"
+            ));
+        };
+        let matches = match body {
+            serde_json::Value::String(s) => *s == value,
+            serde_json::Value::Bool(b) => value == if *b { "true" } else { "false" },
+            serde_json::Value::Number(n) => match (n.as_i64(), value.parse::<i64>()) {
+                (Some(a), Ok(b)) => a == b,
+                _ => value
+                    .parse::<f64>()
+                    .is_ok_and(|h| n.as_f64().is_some_and(|b| h == b)),
+            },
+            _ => false,
+        };
+        if !matches {
+            return Err(format!("{header_name} differs from the body's value"));
+        }
+    }
+    Ok(())
 }
 
 /// A header value, decoding the `=?base64?...?=` form.
