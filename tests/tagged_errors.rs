@@ -114,9 +114,21 @@ mod support;
 fn numeric_formats_agree_on_every_path() {
     let options = Options::new().assert_formats(true);
     let cases = [
-        (json!({"type": "integer", "format": "uint8"}), json!(255), true),
-        (json!({"type": "integer", "format": "uint8"}), json!(256), false),
-        (json!({"type": "integer", "format": "uint8"}), json!(-1), false),
+        (
+            json!({"type": "integer", "format": "uint8"}),
+            json!(255),
+            true,
+        ),
+        (
+            json!({"type": "integer", "format": "uint8"}),
+            json!(256),
+            false,
+        ),
+        (
+            json!({"type": "integer", "format": "uint8"}),
+            json!(-1),
+            false,
+        ),
         (json!({"format": "int16"}), json!(-32769), false),
         (json!({"format": "int16"}), json!("not a number"), true),
         (
