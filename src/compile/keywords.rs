@@ -197,7 +197,7 @@ impl<'a> Compiler<'a> {
                     assert: true,
                     custom,
                 });
-                let i = (self.out.formats.len() - 1) as u32;
+                let i = FormatId::new(self.out.formats.len() - 1);
                 self.push_keyword(Keyword::Format(i), "format");
             }
         }

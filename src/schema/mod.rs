@@ -6,12 +6,15 @@
 //! a [`NodeId`]: cycles need no reference counting.
 
 mod accel;
+mod ids;
 
 use crate::json::{Num, TypeSet};
 use crate::pattern::Pattern;
 pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
+
+pub(crate) use ids::FormatId;
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
@@ -74,7 +77,7 @@ pub(crate) enum Keyword {
     MaxLength(u64),
     MinLength(u64),
     Pattern(u32),
-    Format(u32),
+    Format(FormatId),
     MaxItems(u64),
     MinItems(u64),
     UniqueItems,
@@ -990,8 +993,9 @@ mod tests {
     /// The evaluator walks these in tight loops: keep them small.
     #[test]
     fn node_layout_is_compact() {
+        // Exactly 16: the typed side-table ids (`ids.rs`) must not grow it either.
         assert!(
-            std::mem::size_of::<Keyword>() <= 16,
+            std::mem::size_of::<Keyword>() == 16,
             "{}",
             std::mem::size_of::<Keyword>()
         );

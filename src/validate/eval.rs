@@ -690,7 +690,7 @@ pub(super) fn assertion<C: Collector>(
         },
         Keyword::Format(i) => match instance {
             Value::String(s) => {
-                let f = &c.formats[i as usize];
+                let f = &c.formats[i.index()];
                 let ok = match f.custom {
                     Some(check) => check(s),
                     None => crate::format::check(&f.name, s).unwrap_or(true),
@@ -709,7 +709,7 @@ pub(super) fn assertion<C: Collector>(
             }
             // The numeric formats (`uint8`, `int64`, `float`, ...): see format::numeric.
             Value::Number(n) => {
-                let f = &c.formats[i as usize];
+                let f = &c.formats[i.index()];
                 f.custom.is_some()
                     || crate::format::check_number(&f.name, n).unwrap_or(true)
                     || !f.assert
