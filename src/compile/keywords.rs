@@ -29,7 +29,7 @@ impl<'a> Compiler<'a> {
         &mut self,
         source: &str,
         location: impl FnOnce() -> String,
-    ) -> Result<u32, SchemaError> {
+    ) -> Result<PatternId, SchemaError> {
         if let Some(&i) = self.pattern_cache.get(source) {
             return Ok(i);
         }
@@ -43,7 +43,7 @@ impl<'a> Compiler<'a> {
                 ),
             )
         })?;
-        let i = self.out.patterns.len() as u32;
+        let i = PatternId::new(self.out.patterns.len());
         self.out.patterns.push(p);
         self.out.pattern_sources.push(Arc::from(source));
         self.pattern_cache.insert(source.to_string(), i);

@@ -155,7 +155,7 @@ struct Compiler<'a> {
     /// Resolved references by their text and base, since a schema names the same
     /// definitions over and over.
     resolved: AHashMap<(&'a str, BaseId), NodeId>,
-    pattern_cache: AHashMap<String, u32>,
+    pattern_cache: AHashMap<String, PatternId>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
     /// Some `if` was compiled (`accel::if_chains` looks for chains of them then).

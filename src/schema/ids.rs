@@ -35,6 +35,12 @@ macro_rules! side_table_id {
 }
 
 side_table_id!(
+    /// An entry of `Compiled::patterns` (a compiled `pattern` or `patternProperties`
+    /// regular expression, shared by every keyword with its source).
+    PatternId
+);
+
+side_table_id!(
     /// An entry of `Compiled::formats` (a `format` keyword's checker).
     FormatId
 );

@@ -14,7 +14,7 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::FormatId;
+pub(crate) use ids::{FormatId, PatternId};
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
@@ -76,7 +76,7 @@ pub(crate) enum Keyword {
     ExclusiveMinimum(u32),
     MaxLength(u64),
     MinLength(u64),
-    Pattern(u32),
+    Pattern(PatternId),
     Format(FormatId),
     MaxItems(u64),
     MinItems(u64),
@@ -470,7 +470,7 @@ pub(crate) struct Compiled {
     /// (`json::enum_signature`, slot by `json::table_slot`); empty slots have index
     /// `u32::MAX`.
     pub(crate) enum_hash: Vec<(u64, u32)>,
-    pub(crate) pattern_properties: Vec<(u32, NodeId)>,
+    pub(crate) pattern_properties: Vec<(PatternId, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,

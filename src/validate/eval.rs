@@ -218,7 +218,7 @@ pub(super) fn eval_keyword<C: Collector>(
                 let mut ok = true;
                 for (key, value) in o {
                     for &(p, child) in &c.pattern_properties[span.range()] {
-                        match c.patterns[p as usize].find_name(key, ctx.budget) {
+                        match c.patterns[p.index()].find_name(key, ctx.budget) {
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
                                 check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
@@ -228,7 +228,7 @@ pub(super) fn eval_keyword<C: Collector>(
                                 if C::FAIL_FAST {
                                     return false;
                                 }
-                                let pattern = c.pattern_sources[p as usize].clone();
+                                let pattern = c.pattern_sources[p.index()].clone();
                                 col.error(
                                     c,
                                     ctx,
@@ -661,7 +661,7 @@ pub(super) fn assertion<C: Collector>(
             _ => true,
         },
         Keyword::Pattern(i) => match instance {
-            Value::String(s) => match c.patterns[i as usize].find_in(s, ctx.budget) {
+            Value::String(s) => match c.patterns[i.index()].find_in(s, ctx.budget) {
                 MatchOutcome::Match => true,
                 MatchOutcome::NoMatch => {
                     fail!(
@@ -671,7 +671,7 @@ pub(super) fn assertion<C: Collector>(
                         node,
                         k,
                         ErrorKind::Pattern {
-                            pattern: c.pattern_sources[i as usize].clone()
+                            pattern: c.pattern_sources[i.index()].clone()
                         }
                     )
                 }
@@ -682,7 +682,7 @@ pub(super) fn assertion<C: Collector>(
                     node,
                     k,
                     ErrorKind::PatternBudgetExceeded {
-                        pattern: c.pattern_sources[i as usize].clone()
+                        pattern: c.pattern_sources[i.index()].clone()
                     }
                 ),
             },
@@ -904,7 +904,7 @@ pub(super) fn applicator_annotation<C: Collector>(
         (Keyword::PatternProperties(span), Value::Object(o)) => {
             let any = o.keys().any(|key| {
                 c.pattern_properties[span.range()].iter().any(|&(p, _)| {
-                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                 })
             });
             if !any {
@@ -928,7 +928,7 @@ pub(super) fn applicator_annotation<C: Collector>(
                 c.pattern_properties[a.patterns.range()]
                     .iter()
                     .any(|&(p, _)| {
-                        c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                        c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                     })
             };
             if o.keys().any(|key| by_pattern(key)) {

@@ -46,7 +46,7 @@ fn evaluated_property(
                 .is_ok(),
             Keyword::PatternProperties(span) => {
                 c.pattern_properties[span.range()].iter().any(|&(p, _)| {
-                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                 })
             }
             Keyword::AdditionalProperties(_) => true,
