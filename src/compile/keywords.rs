@@ -215,7 +215,7 @@ impl<'a> Compiler<'a> {
                     encoding: encoding.map(Arc::from),
                     media_type: media.map(Arc::from),
                 });
-                let i = (self.out.contents.len() - 1) as u32;
+                let i = ContentId::new(self.out.contents.len() - 1);
                 self.push_keyword(Keyword::Content(i), "contentMediaType");
             }
         }

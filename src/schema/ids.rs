@@ -41,6 +41,11 @@ side_table_id!(
 );
 
 side_table_id!(
+    /// An entry of `Compiled::contents` (a `contentEncoding`/`contentMediaType` check).
+    ContentId
+);
+
+side_table_id!(
     /// An entry of `Compiled::formats` (a `format` keyword's checker).
     FormatId
 );

@@ -14,7 +14,7 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::{FormatId, PatternId};
+pub(crate) use ids::{ContentId, FormatId, PatternId};
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
@@ -110,7 +110,7 @@ pub(crate) enum Keyword {
     DynamicRef(u32),
     UnevaluatedProperties(NodeId),
     UnevaluatedItems(NodeId),
-    Content(u32),
+    Content(ContentId),
 }
 
 /// The pattern of every assertion keyword: those that look at the instance alone and
