@@ -212,7 +212,7 @@ impl<'a> Compiler<'a> {
                 }
             }
             self.out.contains.push(Contains { node, min, max });
-            let i = (self.out.contains.len() - 1) as u32;
+            let i = ContainsId::new(self.out.contains.len() - 1);
             self.push_keyword(Keyword::Contains(i), "contains");
         }
         Ok(())

@@ -46,6 +46,11 @@ side_table_id!(
 );
 
 side_table_id!(
+    /// An entry of `Compiled::contains` (a `contains` subschema with its bounds).
+    ContainsId
+);
+
+side_table_id!(
     /// An entry of `Compiled::formats` (a `format` keyword's checker).
     FormatId
 );

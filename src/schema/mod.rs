@@ -14,7 +14,7 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::{ContentId, FormatId, PatternId};
+pub(crate) use ids::{ContainsId, ContentId, FormatId, PatternId};
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
@@ -96,7 +96,7 @@ pub(crate) enum Keyword {
         node: NodeId,
         skip: u32,
     },
-    Contains(u32),
+    Contains(ContainsId),
     AllOf(Span),
     AnyOf(Span),
     OneOf(Span),

@@ -346,7 +346,7 @@ pub(super) fn eval_keyword<C: Collector>(
             // (Fail-fast: counted until the answer is known, no location or annotation.)
             Value::Array(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
             Value::Array(items) => {
-                let spec = c.contains[i as usize];
+                let spec = c.contains[i.index()];
                 let mut count = 0u64;
                 let mut matched: Vec<Value> = Vec::new();
                 for (idx, item) in items.iter().enumerate() {
