@@ -300,7 +300,7 @@ pub(crate) struct Unevaluated {
     /// every name one summary.
     pub(crate) names: Box<[(u64, Arc<str>)]>,
     /// The `patternProperties` patterns met.
-    pub(crate) patterns: Box<[u32]>,
+    pub(crate) patterns: Box<[PatternId]>,
     /// Every property is evaluated: an `additionalProperties` (or a nested
     /// `unevaluatedProperties`) applies.
     pub(crate) all: bool,
@@ -334,7 +334,7 @@ impl Unevaluated {
             return Some(true);
         }
         for &p in &self.patterns {
-            match c.patterns[p as usize].find_name(key, meter) {
+            match c.patterns[p.index()].find_name(key, meter) {
                 crate::pattern::MatchOutcome::Match => return Some(true),
                 crate::pattern::MatchOutcome::NoMatch => {}
                 crate::pattern::MatchOutcome::BudgetExceeded => return None,

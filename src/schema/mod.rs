@@ -6,12 +6,15 @@
 //! a [`NodeId`]: cycles need no reference counting.
 
 mod accel;
+mod ids;
 
 use crate::json::{Num, TypeSet};
 use crate::pattern::Pattern;
 pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
+
+pub(crate) use ids::{ContainsId, ContentId, FormatId, PatternId};
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;
@@ -73,8 +76,8 @@ pub(crate) enum Keyword {
     ExclusiveMinimum(u32),
     MaxLength(u64),
     MinLength(u64),
-    Pattern(u32),
-    Format(u32),
+    Pattern(PatternId),
+    Format(FormatId),
     MaxItems(u64),
     MinItems(u64),
     UniqueItems,
@@ -93,7 +96,7 @@ pub(crate) enum Keyword {
         node: NodeId,
         skip: u32,
     },
-    Contains(u32),
+    Contains(ContainsId),
     AllOf(Span),
     AnyOf(Span),
     OneOf(Span),
@@ -107,7 +110,7 @@ pub(crate) enum Keyword {
     DynamicRef(u32),
     UnevaluatedProperties(NodeId),
     UnevaluatedItems(NodeId),
-    Content(u32),
+    Content(ContentId),
 }
 
 /// The pattern of every assertion keyword: those that look at the instance alone and
@@ -467,7 +470,7 @@ pub(crate) struct Compiled {
     /// (`json::enum_signature`, slot by `json::table_slot`); empty slots have index
     /// `u32::MAX`.
     pub(crate) enum_hash: Vec<(u64, u32)>,
-    pub(crate) pattern_properties: Vec<(u32, NodeId)>,
+    pub(crate) pattern_properties: Vec<(PatternId, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
@@ -990,8 +993,9 @@ mod tests {
     /// The evaluator walks these in tight loops: keep them small.
     #[test]
     fn node_layout_is_compact() {
+        // Exactly 16: the typed side-table ids (`ids.rs`) must not grow it either.
         assert!(
-            std::mem::size_of::<Keyword>() <= 16,
+            std::mem::size_of::<Keyword>() == 16,
             "{}",
             std::mem::size_of::<Keyword>()
         );

@@ -5,8 +5,13 @@ use super::*;
 /// `contains` (number `i` of the schema's) on the fail-fast path: items are counted until
 /// the answer is known (no location, no annotation).
 #[inline(never)]
-pub(super) fn contains_count(c: &Compiled, i: u32, items: &[Value], ctx: Ctx<'_>) -> bool {
-    let Some(spec) = c.contains.get(i as usize) else {
+pub(super) fn contains_count(
+    c: &Compiled,
+    i: crate::schema::ContainsId,
+    items: &[Value],
+    ctx: Ctx<'_>,
+) -> bool {
+    let Some(spec) = c.contains.get(i.index()) else {
         return false;
     };
     let mut count = 0u64;

@@ -218,7 +218,7 @@ pub(super) fn eval_keyword<C: Collector>(
                 let mut ok = true;
                 for (key, value) in o {
                     for &(p, child) in &c.pattern_properties[span.range()] {
-                        match c.patterns[p as usize].find_name(key, ctx.budget) {
+                        match c.patterns[p.index()].find_name(key, ctx.budget) {
                             MatchOutcome::NoMatch => continue,
                             MatchOutcome::Match => {
                                 check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
@@ -228,7 +228,7 @@ pub(super) fn eval_keyword<C: Collector>(
                                 if C::FAIL_FAST {
                                     return false;
                                 }
-                                let pattern = c.pattern_sources[p as usize].clone();
+                                let pattern = c.pattern_sources[p.index()].clone();
                                 col.error(
                                     c,
                                     ctx,
@@ -346,7 +346,7 @@ pub(super) fn eval_keyword<C: Collector>(
             // (Fail-fast: counted until the answer is known, no location or annotation.)
             Value::Array(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
             Value::Array(items) => {
-                let spec = c.contains[i as usize];
+                let spec = c.contains[i.index()];
                 let mut count = 0u64;
                 let mut matched: Vec<Value> = Vec::new();
                 for (idx, item) in items.iter().enumerate() {
@@ -661,7 +661,7 @@ pub(super) fn assertion<C: Collector>(
             _ => true,
         },
         Keyword::Pattern(i) => match instance {
-            Value::String(s) => match c.patterns[i as usize].find_in(s, ctx.budget) {
+            Value::String(s) => match c.patterns[i.index()].find_in(s, ctx.budget) {
                 MatchOutcome::Match => true,
                 MatchOutcome::NoMatch => {
                     fail!(
@@ -671,7 +671,7 @@ pub(super) fn assertion<C: Collector>(
                         node,
                         k,
                         ErrorKind::Pattern {
-                            pattern: c.pattern_sources[i as usize].clone()
+                            pattern: c.pattern_sources[i.index()].clone()
                         }
                     )
                 }
@@ -682,7 +682,7 @@ pub(super) fn assertion<C: Collector>(
                     node,
                     k,
                     ErrorKind::PatternBudgetExceeded {
-                        pattern: c.pattern_sources[i as usize].clone()
+                        pattern: c.pattern_sources[i.index()].clone()
                     }
                 ),
             },
@@ -690,7 +690,7 @@ pub(super) fn assertion<C: Collector>(
         },
         Keyword::Format(i) => match instance {
             Value::String(s) => {
-                let f = &c.formats[i as usize];
+                let f = &c.formats[i.index()];
                 let ok = match f.custom {
                     Some(check) => check(s),
                     None => crate::format::check(&f.name, s).unwrap_or(true),
@@ -709,7 +709,7 @@ pub(super) fn assertion<C: Collector>(
             }
             // The numeric formats (`uint8`, `int64`, `float`, ...): see format::numeric.
             Value::Number(n) => {
-                let f = &c.formats[i as usize];
+                let f = &c.formats[i.index()];
                 f.custom.is_some()
                     || crate::format::check_number(&f.name, n).unwrap_or(true)
                     || !f.assert
@@ -904,7 +904,7 @@ pub(super) fn applicator_annotation<C: Collector>(
         (Keyword::PatternProperties(span), Value::Object(o)) => {
             let any = o.keys().any(|key| {
                 c.pattern_properties[span.range()].iter().any(|&(p, _)| {
-                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                 })
             });
             if !any {
@@ -928,7 +928,7 @@ pub(super) fn applicator_annotation<C: Collector>(
                 c.pattern_properties[a.patterns.range()]
                     .iter()
                     .any(|&(p, _)| {
-                        c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                        c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                     })
             };
             if o.keys().any(|key| by_pattern(key)) {

@@ -306,7 +306,7 @@ pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool
         .any(|(offset, &kw)| match (kw, instance) {
             (Keyword::Pattern(i), Value::String(s)) => c
                 .patterns
-                .get(i as usize)
+                .get(i.index())
                 .is_some_and(|p| p.rules_out_name(s)),
             (Keyword::Pattern(_), _) => false,
             _ => {

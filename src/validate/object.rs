@@ -18,7 +18,7 @@ pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) ->
     for kw in &c.keywords[n.body()] {
         let ok = match *kw {
             Keyword::Pattern(i) => {
-                c.patterns[i as usize].find_in(key, ctx.budget) == MatchOutcome::Match
+                c.patterns[i.index()].find_in(key, ctx.budget) == MatchOutcome::Match
             }
             Keyword::MaxLength(max) => max_length(key, max),
             Keyword::MinLength(min) => min_length(key, min),
@@ -107,7 +107,7 @@ pub(super) fn additional_properties<C: Collector>(
             if !item_ok && (C::FAIL_FAST || col.full()) {
                 break;
             }
-            match c.patterns[p as usize].find_name(key, ctx.budget) {
+            match c.patterns[p.index()].find_name(key, ctx.budget) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;
@@ -117,7 +117,7 @@ pub(super) fn additional_properties<C: Collector>(
                     matched = true;
                     item_ok = false;
                     if !C::FAIL_FAST {
-                        let pattern = c.pattern_sources[p as usize].clone();
+                        let pattern = c.pattern_sources[p.index()].clone();
                         let kind = ErrorKind::PatternBudgetExceeded { pattern };
                         col.error(c, ctx, node, k, Some(Seg::Key(key)), kind, Vec::new());
                     }

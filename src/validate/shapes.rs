@@ -530,7 +530,7 @@ pub(super) fn patterned_walk(
             }
         }
         for &(p, child) in patterns {
-            match c.patterns[p as usize].find_name(key, ctx.budget) {
+            match c.patterns[p.index()].find_name(key, ctx.budget) {
                 MatchOutcome::NoMatch => {}
                 MatchOutcome::Match => {
                     matched = true;

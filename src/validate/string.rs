@@ -25,14 +25,14 @@ pub(super) fn min_length(s: &str, min: u64) -> bool {
 /// `contentEncoding: base64` and `contentMediaType: application/json`, when they assert.
 pub(super) fn content<C: Collector>(
     c: &Compiled,
-    i: u32,
+    i: crate::schema::ContentId,
     s: &str,
     ctx: Ctx<'_>,
     node: NodeId,
     k: usize,
     col: &mut C,
 ) -> bool {
-    let check = &c.contents[i as usize];
+    let check = &c.contents[i.index()];
     let decoded: std::borrow::Cow<'_, [u8]> = match &check.encoding {
         Some(enc) => match base64_decode(s) {
             Some(bytes) => std::borrow::Cow::Owned(bytes),

@@ -46,7 +46,7 @@ fn evaluated_property(
                 .is_ok(),
             Keyword::PatternProperties(span) => {
                 c.pattern_properties[span.range()].iter().any(|&(p, _)| {
-                    c.patterns[p as usize].find_name(key, ctx.budget) == MatchOutcome::Match
+                    c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                 })
             }
             Keyword::AdditionalProperties(_) => true,
@@ -112,7 +112,7 @@ fn evaluated_item(
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::PrefixItems(span) => index < span.len(),
             Keyword::Items { skip, .. } => index >= skip as usize,
-            Keyword::Contains(i) => valid_at(c, c.contains[i as usize].node, &items[index], ctx),
+            Keyword::Contains(i) => valid_at(c, c.contains[i.index()].node, &items[index], ctx),
             Keyword::UnevaluatedItems(_) => !top,
             Keyword::AllOf(span) => c
                 .node_list(span)

@@ -77,7 +77,7 @@ pub(super) fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
             .fold(0u32, |a, (_, id)| a.saturating_add(of(*id))),
         Keyword::PrefixItems(span) => sum(c.node_list(span)),
         Keyword::Items { node, .. } => 4 + of(node).saturating_mul(4),
-        Keyword::Contains(i) => 4 + of(c.contains[i as usize].node).saturating_mul(4),
+        Keyword::Contains(i) => 4 + of(c.contains[i.index()].node).saturating_mul(4),
         Keyword::AllOf(span) | Keyword::AnyOf(span) | Keyword::OneOf(span) => {
             sum(c.node_list(span))
         }
@@ -110,7 +110,7 @@ pub(super) fn speculative_nodes(c: &Compiled, live: &[u32]) -> Vec<bool> {
                 Keyword::AnyOf(s) | Keyword::OneOf(s) => stack.extend_from_slice(c.node_list(s)),
                 Keyword::Not(n) => stack.push(n),
                 Keyword::If { cond, .. } => stack.push(cond),
-                Keyword::Contains(j) => stack.push(c.contains[j as usize].node),
+                Keyword::Contains(j) => stack.push(c.contains[j.index()].node),
                 Keyword::Properties(_)
                 | Keyword::PatternProperties(_)
                 | Keyword::AdditionalProperties(_)

@@ -71,7 +71,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
                 c.node_list(s).iter().for_each(|&n| f(n, true))
             }
             Keyword::Items { node, .. } => f(node, false),
-            Keyword::Contains(i) => f(c.contains[i as usize].node, false),
+            Keyword::Contains(i) => f(c.contains[i.index()].node, false),
             Keyword::PropertyNames(n)
             | Keyword::UnevaluatedProperties(n)
             | Keyword::UnevaluatedItems(n) => f(n, false),

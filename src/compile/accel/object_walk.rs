@@ -18,7 +18,7 @@ pub(super) fn patterned_names(c: &mut Compiled) {
             let name = &c.properties[i].0;
             patterned[i] = patterns
                 .iter()
-                .any(|&(p, _)| !c.patterns[p as usize].rules_out_name(name));
+                .any(|&(p, _)| !c.patterns[p.index()].rules_out_name(name));
         }
     }
     c.property_patterned = patterned;
