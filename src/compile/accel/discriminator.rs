@@ -77,6 +77,57 @@ pub(super) fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Ar
     }
 }
 
+/// What one keyword says about the values its node is pinned to: the one exhaustive list
+/// [`pinned_values`] and [`is_pinned`] share.
+enum Pin<'c> {
+    /// `const` or `enum`: these values.
+    Values(&'c [Value]),
+    /// `$ref`: whatever its target pins.
+    Through(NodeId),
+    /// Nothing.
+    Free,
+}
+
+fn pin(c: &Compiled, kw: Keyword) -> Pin<'_> {
+    match kw {
+        Keyword::Const(i) => Pin::Values(std::slice::from_ref(&c.values[i as usize])),
+        Keyword::Enum(span) => Pin::Values(&c.values[span.range()]),
+        Keyword::Ref(t) => Pin::Through(t),
+        Keyword::False
+        | Keyword::Type(_)
+        | Keyword::MultipleOf(_)
+        | Keyword::MaxLength(_)
+        | Keyword::MinLength(_)
+        | Keyword::Pattern(_)
+        | Keyword::Format(_)
+        | Keyword::MaxItems(_)
+        | Keyword::MinItems(_)
+        | Keyword::UniqueItems
+        | Keyword::MaxProperties(_)
+        | Keyword::MinProperties(_)
+        | Keyword::Required(_)
+        | Keyword::DependentRequired(_)
+        | Keyword::Properties(_)
+        | Keyword::PatternProperties(_)
+        | Keyword::AdditionalProperties(_)
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::Contains(_)
+        | Keyword::AllOf(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::DynamicRef(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::UnevaluatedItems(_)
+        | Keyword::Content(_)
+        | crate::schema::bound_keywords!() => Pin::Free,
+    }
+}
+
 /// The values a property is pinned to by a node (`const`, `enum`, through `$ref`s):
 /// borrowed from the schema's values unless two keywords intersect.
 pub(super) fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Cow<'_, [Value]>> {
@@ -85,42 +136,10 @@ pub(super) fn pinned_values(c: &Compiled, node: NodeId, depth: u32) -> Option<Co
     }
     let mut out: Option<Cow<'_, [Value]>> = None;
     for kw in c.keywords_of(node) {
-        let found = match *kw {
-            Keyword::Const(i) => Some(Cow::Borrowed(std::slice::from_ref(&c.values[i as usize]))),
-            Keyword::Enum(span) => Some(Cow::Borrowed(&c.values[span.range()])),
-            Keyword::Ref(t) => pinned_values(c, t, depth + 1),
-            Keyword::False
-            | Keyword::Type(_)
-            | Keyword::MultipleOf(_)
-            | Keyword::MaxLength(_)
-            | Keyword::MinLength(_)
-            | Keyword::Pattern(_)
-            | Keyword::Format(_)
-            | Keyword::MaxItems(_)
-            | Keyword::MinItems(_)
-            | Keyword::UniqueItems
-            | Keyword::MaxProperties(_)
-            | Keyword::MinProperties(_)
-            | Keyword::Required(_)
-            | Keyword::DependentRequired(_)
-            | Keyword::Properties(_)
-            | Keyword::PatternProperties(_)
-            | Keyword::AdditionalProperties(_)
-            | Keyword::PropertyNames(_)
-            | Keyword::DependentSchemas(_)
-            | Keyword::PrefixItems(_)
-            | Keyword::Items { .. }
-            | Keyword::Contains(_)
-            | Keyword::AllOf(_)
-            | Keyword::AnyOf(_)
-            | Keyword::OneOf(_)
-            | Keyword::Not(_)
-            | Keyword::If { .. }
-            | Keyword::DynamicRef(_)
-            | Keyword::UnevaluatedProperties(_)
-            | Keyword::UnevaluatedItems(_)
-            | Keyword::Content(_)
-            | crate::schema::bound_keywords!() => None,
+        let found = match pin(c, *kw) {
+            Pin::Values(values) => Some(Cow::Borrowed(values)),
+            Pin::Through(t) => pinned_values(c, t, depth + 1),
+            Pin::Free => None,
         };
         if let Some(values) = found {
             out = Some(match out {
@@ -141,41 +160,10 @@ pub(super) fn is_pinned(c: &Compiled, node: NodeId, depth: u32) -> bool {
     }
     let mut found = false;
     for kw in c.keywords_of(node) {
-        found |= match *kw {
-            Keyword::Const(_) | Keyword::Enum(_) => true,
-            Keyword::Ref(t) => is_pinned(c, t, depth + 1),
-            Keyword::False
-            | Keyword::Type(_)
-            | Keyword::MultipleOf(_)
-            | Keyword::MaxLength(_)
-            | Keyword::MinLength(_)
-            | Keyword::Pattern(_)
-            | Keyword::Format(_)
-            | Keyword::MaxItems(_)
-            | Keyword::MinItems(_)
-            | Keyword::UniqueItems
-            | Keyword::MaxProperties(_)
-            | Keyword::MinProperties(_)
-            | Keyword::Required(_)
-            | Keyword::DependentRequired(_)
-            | Keyword::Properties(_)
-            | Keyword::PatternProperties(_)
-            | Keyword::AdditionalProperties(_)
-            | Keyword::PropertyNames(_)
-            | Keyword::DependentSchemas(_)
-            | Keyword::PrefixItems(_)
-            | Keyword::Items { .. }
-            | Keyword::Contains(_)
-            | Keyword::AllOf(_)
-            | Keyword::AnyOf(_)
-            | Keyword::OneOf(_)
-            | Keyword::Not(_)
-            | Keyword::If { .. }
-            | Keyword::DynamicRef(_)
-            | Keyword::UnevaluatedProperties(_)
-            | Keyword::UnevaluatedItems(_)
-            | Keyword::Content(_)
-            | crate::schema::bound_keywords!() => false,
+        found |= match pin(c, *kw) {
+            Pin::Values(_) => true,
+            Pin::Through(t) => is_pinned(c, t, depth + 1),
+            Pin::Free => false,
         };
     }
     found
