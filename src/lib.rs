@@ -57,6 +57,7 @@ pub mod upgrade;
 mod validate;
 
 pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors};
+pub use flat::{ParseError as JsonError, ParseErrorKind as JsonErrorKind};
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};
@@ -64,7 +65,7 @@ pub use output::{
     Annotation, EVALUATION_OUTPUT_BYTES, EVALUATION_STEPS_MIN, EVALUATION_STEPS_PER_VALUE,
     Evaluation,
 };
-pub use schema::{ErrorIter, Schema};
+pub use schema::{ErrorIter, JsonValidationError, Schema};
 
 /// Whether `name` is a `format` with a built-in checker (the formats of 2020-12, and the
 /// numeric formats code generators emit, such as `uint32`); any other format is only an

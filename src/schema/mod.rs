@@ -7,6 +7,7 @@
 
 mod accel;
 mod ids;
+mod text;
 
 use crate::json::{Num, TypeSet};
 use crate::pattern::Pattern;
@@ -15,6 +16,7 @@ use serde_json::{Number, Value};
 use std::sync::Arc;
 
 pub(crate) use ids::{ContainsId, ContentId, FormatId, PatternId};
+pub use text::JsonValidationError;
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
 pub(crate) const SCAN_LIMIT: usize = 8;

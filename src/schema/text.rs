@@ -1,0 +1,99 @@
+//! Validation straight from JSON text: [`Schema::is_valid_json`] and
+//! [`Schema::validate_json`], for callers that hold bytes (files, JSON Lines, JSON-RPC
+//! messages, HTTP bodies) and need no `Value` of their own.
+//!
+//! The text is checked by the flat parser (`crate::flat`), which gives malformed JSON its
+//! byte offset, line and column and bounds nesting at [`crate::flat::DEFAULT_MAX_DEPTH`];
+//! the verdict is then the `Value` evaluator's on the same text. (The slow, obvious
+//! form: the evaluator running on the flat tree itself replaces the second parse, and
+//! this form stays as the reference it is tested against.)
+
+use super::Schema;
+use crate::flat::{Document, ParseError, ParseErrorKind};
+use serde_json::Value;
+use std::fmt;
+
+/// Why [`Schema::validate_json`] refused its input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonValidationError {
+    /// The text is not one JSON value (or nests too deep): what is wrong and where.
+    Malformed(ParseError),
+    /// The text is JSON and does not conform.
+    Invalid(crate::ValidationErrors),
+}
+
+impl fmt::Display for JsonValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonValidationError::Malformed(e) => write!(f, "malformed JSON: {e}"),
+            JsonValidationError::Invalid(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for JsonValidationError {}
+
+impl Schema {
+    /// Whether the JSON text `json` conforms: [`Schema::is_valid`] for a caller that
+    /// holds bytes.
+    ///
+    /// # Errors
+    /// [`JsonError`](crate::JsonError) when `json` is not one JSON value (invalid UTF-8,
+    /// a syntax error, nesting deeper than 127 arrays and objects), with its byte offset;
+    /// no part of the input is quoted.
+    ///
+    /// ```
+    /// use toolschema::Schema;
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"properties": {"count": {"maximum": 10}}}))?;
+    /// assert_eq!(schema.is_valid_json(br#"{"count": 3}"#), Ok(true));
+    /// assert_eq!(schema.is_valid_json(br#"{"count": 11}"#), Ok(false));
+    /// assert_eq!(schema.is_valid_json(br#"{"count": 1"#).unwrap_err().offset, 11);
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    pub fn is_valid_json(&self, json: &[u8]) -> Result<bool, ParseError> {
+        let value = parse(json)?;
+        Ok(self.is_valid(&value))
+    }
+
+    /// Validates the JSON text `json`: [`Schema::validate`] for a caller that holds bytes.
+    ///
+    /// # Errors
+    /// [`JsonValidationError::Malformed`] as [`Schema::is_valid_json`] says,
+    /// [`JsonValidationError::Invalid`] with every error when it does not conform.
+    ///
+    /// ```
+    /// use toolschema::{JsonValidationError, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"properties": {"count": {"maximum": 10}}}))?;
+    /// assert!(schema.validate_json(br#"{"count": 3}"#).is_ok());
+    /// match schema.validate_json(br#"{"count": 15}"#) {
+    ///     Err(JsonValidationError::Invalid(errors)) => {
+    ///         assert_eq!(errors.to_string(), "/count: must be at most 10")
+    ///     }
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    pub fn validate_json(&self, json: &[u8]) -> Result<(), JsonValidationError> {
+        let value = parse(json).map_err(JsonValidationError::Malformed)?;
+        self.validate(&value).map_err(JsonValidationError::Invalid)
+    }
+}
+
+/// `json` as a `Value`, once the flat parser has found it well formed (so that malformed
+/// text gets the flat parser's error, with its offset, and the depth bound is the flat
+/// parser's, one below serde_json's).
+fn parse(json: &[u8]) -> Result<Value, ParseError> {
+    Document::new().parse(json)?;
+    // Text the flat parser accepts, serde_json accepts too (the flat parser's tests
+    // compare the two); should they ever differ, an error, never a panic.
+    serde_json::from_slice(json).map_err(|e| ParseError {
+        kind: ParseErrorKind::ExpectedValue,
+        offset: 0,
+        line: e.line(),
+        column: e.column(),
+    })
+}
