@@ -20,6 +20,7 @@ use criterion::{Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use toolschema::flat::{Document, Instance};
+use toolschema_bench::bytes::scratch_use;
 
 struct Case {
     name: String,
@@ -48,37 +49,23 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-/// The flat layout's memory per input byte: the slots used, and the scratch a fresh
-/// `Document` holds after parsing each text (capacity, with the vectors' growth slack),
-/// as totals over the case; and the scratch of one `Document` reused for the whole case
-/// (steady state: sized by the largest text) per byte of the largest text.
+/// The flat layout's memory per input byte (see `toolschema_bench::bytes::ScratchUse`).
 fn print_scratch(cases: &[Case]) {
     println!(
         "| case | instances | bytes | slot bytes / input byte | scratch bytes / input byte (fresh Document per text) | largest scratch / its input | reused Document: scratch / largest text |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for case in cases {
-        let (mut input, mut used, mut scratch, mut worst) = (0usize, 0usize, 0usize, 0f64);
-        let mut reused = Document::new();
-        for line in &case.lines {
-            let _ = reused.parse(line);
-            let mut doc = Document::new();
-            let slots = doc.parse(line).map(|t| t.slot_count()).unwrap_or(0);
-            input += line.len();
-            used += slots * 16;
-            scratch += doc.scratch_bytes();
-            worst = worst.max(doc.scratch_bytes() as f64 / line.len() as f64);
-        }
-        let largest = case.lines.iter().map(Vec::len).max().unwrap_or(1);
+        let m = scratch_use(case.lines.iter().map(Vec::as_slice));
         println!(
             "| {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
             case.name,
-            case.lines.len(),
-            input,
-            used as f64 / input as f64,
-            scratch as f64 / input as f64,
-            worst,
-            reused.scratch_bytes() as f64 / largest as f64
+            m.texts,
+            m.input_bytes,
+            m.slots_per_byte(),
+            m.fresh_per_byte(),
+            m.worst_ratio,
+            m.reused_per_largest_byte()
         );
     }
 }

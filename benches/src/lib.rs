@@ -9,10 +9,14 @@
 //! - [`Engine`] puts the three validators behind one static interface, each configured
 //!   alike: formats are annotations, and each schema runs under the dialect its `$schema`
 //!   declares (2020-12 when it declares none);
-//! - [`walk`] is the floor: it visits every node of an instance and validates nothing.
+//! - [`walk`] is the floor: it visits every node of an instance and validates nothing;
+//! - [`bytes`] holds the bytes → verdict pipelines and the flat parser's scratch figures;
+//! - [`blaze`] runs the Sourcemeta `jsonschema` CLI (Blaze) and reads its timings.
 //!
 //! This is a bench crate: a broken corpus file panics with a message naming the file.
 
+pub mod blaze;
+pub mod bytes;
 pub mod engines;
 pub mod generate;
 
@@ -38,10 +42,28 @@ pub struct Instance {
     pub schema: usize,
     /// The instance itself.
     pub value: Value,
+    /// The instance as JSON text, the input of the bytes → verdict figures (the same
+    /// bytes for every engine): the corpus line as read, or the generated value as
+    /// `serde_json` writes it.
+    pub text: Vec<u8>,
     /// The validity the corpus (or the generator) intends, when known.
     pub expected: Option<bool>,
     /// Where the instance comes from, for reports (`line 12`, `tool/inputSchema full`).
     pub label: String,
+}
+
+impl Instance {
+    /// A generated instance, its text written by `serde_json`.
+    fn generated(schema: usize, value: Value, expected: bool, label: String) -> Instance {
+        let text = serde_json::to_vec(&value).expect("a Value always serializes");
+        Instance {
+            schema,
+            value,
+            text,
+            expected: Some(expected),
+            label,
+        }
+    }
 }
 
 /// A benchmark case: one or more schemas and the instances checked against them.
@@ -204,6 +226,7 @@ pub fn load_corpus_case(dir: &Path) -> Case {
             value: serde_json::from_str(line).unwrap_or_else(|e| {
                 panic!("{} line {} is not JSON: {e}", lines_path.display(), i + 1)
             }),
+            text: line.as_bytes().to_vec(),
             expected: expected.as_ref().and_then(|flags| flags.get(i).copied()),
             label: format!("line {}", i + 1),
         })
@@ -260,19 +283,19 @@ pub fn load_mcp_source(dir: &Path) -> Case {
             labels.push(format!("{tool_name}/{key}"));
             if key == "inputSchema" {
                 for (variant, tag) in [(Variant::Minimal, "minimal"), (Variant::Full, "full")] {
-                    instances.push(Instance {
-                        schema: index,
-                        value: generate(schema, variant),
-                        expected: Some(true),
-                        label: format!("{tool_name} args {tag}"),
-                    });
+                    instances.push(Instance::generated(
+                        index,
+                        generate(schema, variant),
+                        true,
+                        format!("{tool_name} args {tag}"),
+                    ));
                 }
-                instances.push(Instance {
-                    schema: index,
-                    value: near_miss(schema, tool_index),
-                    expected: Some(false),
-                    label: format!("{tool_name} args near-miss"),
-                });
+                instances.push(Instance::generated(
+                    index,
+                    near_miss(schema, tool_index),
+                    false,
+                    format!("{tool_name} args near-miss"),
+                ));
             }
         }
     }

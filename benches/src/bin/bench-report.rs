@@ -2,7 +2,8 @@
 //! MCP tool corpus, as markdown on stdout (progress on stderr).
 //!
 //! ```text
-//! cargo run --release -p toolschema-bench --bin bench-report [-- [FILTER] [--samples N] [--sample-ms MS]]
+//! cargo run --release -p toolschema-bench --bin bench-report [-- [FILTER] [--samples N] [--sample-ms MS]
+//!     [--blaze PATH] [--blaze-loop N] [--blaze-rounds R]]
 //! ```
 //!
 //! Timing is its own (not criterion's): each figure is the median of `--samples` samples
@@ -14,27 +15,50 @@
 //! Memory: a counting global allocator measures the bytes still allocated after compiling
 //! (the compiled schema alone; boon's `Compiler` and its copy of the document are dropped)
 //! and the peak above the starting point during compile, after one warm-up compile so
-//! that lazily built statics (meta-schemas, tables) are not charged to the case.
+//! that lazily built statics (meta-schemas, tables) are not charged to the case. It counts
+//! only while memory is measured, so that timed code (`serde_json`'s allocations above
+//! all) does not pay for the counters.
+//!
+//! Bytes → verdict: each instance's JSON text (the corpus line, or the generated value as
+//! serde_json writes it) through toolschema's `is_valid_json` and through
+//! `serde_json::from_slice` + `is_valid` of toolschema and of jsonschema; and the flat
+//! parser's scratch per input byte.
+//!
+//! Blaze (the Sourcemeta `jsonschema` CLI, `benches/blaze.sh` installs it pinned): on its
+//! own in-cache protocol (`validate --fast --benchmark --loop N`, each instance `N` times in
+//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way, for
+//! the cases with one schema. Without a usable CLI the column is left out with a note.
 
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
+use toolschema_bench::blaze::{self, Blaze};
+use toolschema_bench::bytes::{ScratchUse, scratch_use, toolschema_bytes, via_value};
 use toolschema_bench::{Boon, Case, Engine, JsonschemaRs, Origin, Toolschema, walk};
 
 struct Counting;
 
 static CURRENT: AtomicIsize = AtomicIsize::new(0);
 static PEAK: AtomicIsize = AtomicIsize::new(0);
+/// Whether the allocator counts: only inside [`memory`] (whose window frees only what it
+/// allocated there, so its deltas hold), never while anything is timed.
+static COUNTING: AtomicBool = AtomicBool::new(false);
 
 fn grow(bytes: usize) {
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
     let now = CURRENT.fetch_add(bytes as isize, Ordering::Relaxed) + bytes as isize;
     PEAK.fetch_max(now, Ordering::Relaxed);
 }
 
 fn shrink(bytes: usize) {
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
     CURRENT.fetch_sub(bytes as isize, Ordering::Relaxed);
 }
 
@@ -205,6 +229,30 @@ fn errors_routine<'a, E: Engine>(compiled: &'a Compiled<E>, work: &'a Work<'a>) 
     })
 }
 
+/// Instances as JSON text, with their schema's index (the same instances as [`Work`]).
+type Texts<'a> = Vec<(usize, &'a [u8])>;
+
+/// A bytes → verdict pipeline over every text: `check` with the text's compiled schema.
+fn bytes_routine<'a, C>(
+    compiled: &'a [Option<C>],
+    texts: &'a Texts<'a>,
+    check: impl Fn(&C, &[u8]) -> bool + 'a,
+) -> Routine<'a> {
+    Box::new(move |iters| {
+        let start = Instant::now();
+        let mut count = 0usize;
+        for _ in 0..iters {
+            for (schema, text) in texts {
+                if let Some(c) = &compiled[*schema] {
+                    count += usize::from(check(black_box(c), black_box(text)));
+                }
+            }
+        }
+        black_box(count);
+        start.elapsed()
+    })
+}
+
 fn floor_routine<'a>(work: &'a Work<'a>) -> Routine<'a> {
     Box::new(move |iters| {
         let start = Instant::now();
@@ -221,6 +269,7 @@ fn floor_routine<'a>(work: &'a Work<'a>) -> Routine<'a> {
 
 /// Bytes retained by the compiled schemas, and the peak above the start during compile.
 fn memory<E: Engine>(schemas: &[&Value]) -> (f64, f64) {
+    COUNTING.store(true, Ordering::Relaxed);
     // Warm-up: lazily built statics are not the case's.
     for schema in schemas {
         drop(E::compile(schema, E::prepare(schema)));
@@ -237,6 +286,7 @@ fn memory<E: Engine>(schemas: &[&Value]) -> (f64, f64) {
     // The Vec holding the results is the harness's, not the engines'.
     let own = (kept.capacity() * std::mem::size_of::<Result<E::Compiled, String>>()) as isize;
     drop(kept);
+    COUNTING.store(false, Ordering::Relaxed);
     ((after - before - own) as f64, (peak - before - own) as f64)
 }
 
@@ -311,6 +361,16 @@ struct Row {
     floor: f64,
     retained: [f64; 3],
     peak: [f64; 3],
+    /// Bytes → verdict per instance: toolschema `is_valid_json`, serde_json + toolschema
+    /// `is_valid`, serde_json + jsonschema `is_valid`.
+    bytes: [f64; 3],
+    /// Mean bytes of JSON text per instance.
+    text_bytes: f64,
+    /// In cache, per instance: Blaze, and toolschema `is_valid` on Blaze's protocol.
+    hot: [f64; 2],
+    /// Why the case has no Blaze figure (empty when it has one, or when Blaze is off).
+    blaze_note: String,
+    scratch: ScratchUse,
     note: String,
 }
 
@@ -366,12 +426,23 @@ fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
 struct Args {
     filter: Option<String>,
     sampling: Sampling,
+    /// The Sourcemeta CLI named by `--blaze PATH` (else `$TOOLSCHEMA_BENCH_BLAZE`, else
+    /// where `benches/blaze.sh` installs it).
+    blaze: Option<std::path::PathBuf>,
+    /// `--loop` of the in-cache protocol (default 100).
+    blaze_loop: u64,
+    /// Runs of the in-cache protocol per case, Blaze and toolschema in turn; the median
+    /// of each side counts (default 3).
+    blaze_rounds: usize,
 }
 
 fn parse_args() -> Args {
     let mut filter = None;
     let mut samples = 21usize;
     let mut sample_ms = 10u64;
+    let mut blaze = None;
+    let mut blaze_loop = 100u64;
+    let mut blaze_rounds = 3usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -387,6 +458,21 @@ fn parse_args() -> Args {
                     .and_then(|v| v.parse().ok())
                     .expect("--sample-ms takes a number");
             }
+            "--blaze" => {
+                blaze = Some(args.next().expect("--blaze takes a path").into());
+            }
+            "--blaze-loop" => {
+                blaze_loop = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--blaze-loop takes a number");
+            }
+            "--blaze-rounds" => {
+                blaze_rounds = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--blaze-rounds takes a number");
+            }
             "--bench" => {} // passed by `cargo bench`-style runners; ignored
             other => filter = Some(other.to_string()),
         }
@@ -397,6 +483,9 @@ fn parse_args() -> Args {
             samples: samples.max(1),
             sample: Duration::from_millis(sample_ms.max(1)),
         },
+        blaze,
+        blaze_loop: blaze_loop.max(1),
+        blaze_rounds: blaze_rounds.max(1),
     }
 }
 
@@ -408,6 +497,12 @@ fn main() {
         eprintln!("no case matches");
         std::process::exit(2);
     }
+    let blaze = Blaze::locate(args.blaze.as_deref());
+    match &blaze {
+        Ok(b) => eprintln!("Blaze: {}", b.version),
+        Err(why) => eprintln!("Blaze column left out: {why}"),
+    }
+    let mut blaze_disagreements = String::new();
     let mut rows = Vec::new();
     let mut disagreements = String::new();
     let mut inconsistencies = String::new();
@@ -526,6 +621,20 @@ fn main() {
                     describe(&ts, inst.schema, &inst.value),
                 );
             }
+            if let (Some(c), Some(ok)) = (&ts.schemas[inst.schema], v[0].is_valid) {
+                let from_text = c.is_valid_json(&inst.text);
+                if from_text != Ok(ok) {
+                    let _ = writeln!(
+                        inconsistencies,
+                        "| {} | {} ({}) | {} | is_valid says {}, is_valid_json on its text {from_text:?} |",
+                        case.name,
+                        index,
+                        inst.label,
+                        Toolschema::NAME,
+                        show(Some(ok)),
+                    );
+                }
+            }
             if usable[inst.schema] && known.first() == Some(&true) {
                 valid += 1;
             }
@@ -544,6 +653,11 @@ fn main() {
             floor: f64::NAN,
             retained: [f64::NAN; 3],
             peak: [f64::NAN; 3],
+            bytes: [f64::NAN; 3],
+            text_bytes: f64::NAN,
+            hot: [f64::NAN; 2],
+            blaze_note: String::new(),
+            scratch: scratch_use(case.instances.iter().map(|i| i.text.as_slice())),
             note: String::new(),
         };
         let names = [Toolschema::NAME, JsonschemaRs::NAME, Boon::NAME];
@@ -614,6 +728,85 @@ fn main() {
                 (2, errors_routine(&bn, &work)),
             ]);
             row.errors = [t[0] / n, t[1] / n, t[2] / n];
+
+            // Bytes → verdict: the same texts through the three pipelines, in turn.
+            let texts: Texts<'_> = case
+                .instances
+                .iter()
+                .filter(|inst| usable[inst.schema])
+                .map(|inst| (inst.schema, inst.text.as_slice()))
+                .collect();
+            row.text_bytes = texts.iter().map(|(_, t)| t.len()).sum::<usize>() as f64 / n;
+            let mut slots = Vec::new();
+            let mut routines: Vec<Routine<'_>> = Vec::new();
+            if part[0] {
+                slots.extend([0, 1]);
+                routines.push(bytes_routine(&ts.schemas, &texts, toolschema_bytes));
+                routines.push(bytes_routine(&ts.schemas, &texts, via_value::<Toolschema>));
+            }
+            if part[1] {
+                slots.push(2);
+                routines.push(bytes_routine(
+                    &js.schemas,
+                    &texts,
+                    via_value::<JsonschemaRs>,
+                ));
+            }
+            for (slot, t) in slots.into_iter().zip(measure(args.sampling, &mut routines)) {
+                row.bytes[slot] = t / n;
+            }
+        }
+
+        // In cache, on Blaze's protocol: the cases of one schema (the bench corpus).
+        if let (Ok(blaze), [schema], [Some(compiled)]) =
+            (&blaze, case.schemas.as_slice(), ts.schemas.as_slice())
+            && !case.instances.is_empty()
+        {
+            let texts: Vec<&[u8]> = case.instances.iter().map(|i| i.text.as_slice()).collect();
+            let n = case.instances.len() as f64;
+            let (mut theirs, mut ours) = (Vec::new(), Vec::new());
+            for round in 0..args.blaze_rounds {
+                match blaze.run(schema, &texts, args.blaze_loop) {
+                    Ok(timings) => {
+                        theirs.push(timings.iter().map(|t| t.mean_ns).sum::<f64>() / n);
+                        if round == 0 {
+                            for (index, (inst, t)) in
+                                case.instances.iter().zip(&timings).enumerate()
+                            {
+                                let ours = Toolschema::is_valid(compiled, &inst.value);
+                                if ours != t.valid {
+                                    let _ = writeln!(
+                                        blaze_disagreements,
+                                        "| {} | {index} ({}) | {} | {} | {} |",
+                                        case.name,
+                                        inst.label,
+                                        show(inst.expected),
+                                        show(Some(ours)),
+                                        show(Some(t.valid)),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    Err(why) => {
+                        row.blaze_note = clip(&why, 300);
+                        eprintln!("Blaze on {}: {why}", case.name);
+                        break;
+                    }
+                }
+                let total: f64 = case
+                    .instances
+                    .iter()
+                    .map(|inst| {
+                        blaze::in_cache(args.blaze_loop, || {
+                            Toolschema::is_valid(black_box(compiled), black_box(&inst.value))
+                        })
+                        .1
+                    })
+                    .sum();
+                ours.push(total / n);
+            }
+            row.hot = [median(theirs), median(ours)];
         }
         let none = (f64::NAN, f64::NAN);
         let m = [
@@ -637,6 +830,7 @@ fn main() {
     print_report(
         &args,
         &rows,
+        (&blaze, &blaze_disagreements),
         elapsed,
         disagreement_count,
         &disagreements,
@@ -650,6 +844,7 @@ fn main() {
 fn print_report(
     args: &Args,
     rows: &[Row],
+    (blaze, blaze_disagreements): (&Result<Blaze, String>, &str),
     elapsed: Duration,
     disagreement_count: usize,
     disagreements: &str,
@@ -820,6 +1015,122 @@ fn print_report(
         );
     }
 
+    // bytes -> verdict
+    let _ = writeln!(
+        out,
+        "\n### Bytes → verdict, per instance (the same JSON text for every pipeline)\n"
+    );
+    let _ = writeln!(
+        out,
+        "toolschema `is_valid_json(&[u8])` against `serde_json::from_slice::<Value>` followed by `is_valid` (toolschema's, then jsonschema's); the `Value` is dropped inside the pipeline.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| case | instances | bytes / instance | ts `is_valid_json` | serde_json + ts `is_valid` | serde_json + jsonschema | (serde_json + jsonschema) / ts bytes | (serde_json + ts) / ts bytes |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.name,
+            r.instances,
+            bytes(r.text_bytes),
+            time(r.bytes[0]),
+            time(r.bytes[1]),
+            time(r.bytes[2]),
+            fmt_ratio(ratio(r.bytes[2], r.bytes[0])),
+            fmt_ratio(ratio(r.bytes[1], r.bytes[0])),
+        );
+    }
+    for (label, keep) in groups {
+        let sel: Vec<&Row> = rows.iter().filter(|r| keep(r)).collect();
+        let _ = writeln!(
+            out,
+            "| **{label}** ({}) | | | | | | **{}** | **{}** |",
+            sel.len(),
+            fmt_ratio(geomean(sel.iter().map(|r| ratio(r.bytes[2], r.bytes[0])))),
+            fmt_ratio(geomean(sel.iter().map(|r| ratio(r.bytes[1], r.bytes[0])))),
+        );
+    }
+
+    // in cache, against Blaze
+    let _ = writeln!(out, "\n### In cache, against Blaze, per instance\n");
+    match blaze {
+        Ok(b) => {
+            let _ = writeln!(
+                out,
+                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case. toolschema `is_valid` on the same protocol in this process. Median of {rounds} rounds, the two taking turns. Cases with one schema only (the MCP tool sources are left out).\n",
+                loop = args.blaze_loop,
+                version = b.version,
+                rounds = args.blaze_rounds,
+            );
+            let _ = writeln!(
+                out,
+                "| case | instances | Blaze | toolschema | Blaze / ts |\n|---|---:|---:|---:|---:|"
+            );
+            for r in rows
+                .iter()
+                .filter(|r| r.hot[0].is_finite() || !r.blaze_note.is_empty())
+            {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    r.name,
+                    r.instances,
+                    if r.blaze_note.is_empty() {
+                        time(r.hot[0])
+                    } else {
+                        format!("— ({})", r.blaze_note)
+                    },
+                    time(r.hot[1]),
+                    fmt_ratio(ratio(r.hot[0], r.hot[1])),
+                );
+            }
+            let sel: Vec<&Row> = rows.iter().filter(|r| r.hot[0].is_finite()).collect();
+            let _ = writeln!(
+                out,
+                "| **geomean** ({}) | | | | **{}** |",
+                sel.len(),
+                fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[0], r.hot[1])))),
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(out, "Left out: {why}.");
+        }
+    }
+
+    // flat scratch
+    let _ = writeln!(
+        out,
+        "\n### Flat parser scratch per instance size (`toolschema::flat::Document::scratch_bytes`)\n"
+    );
+    let _ = writeln!(
+        out,
+        "Slots: the bytes of the slots a parse fills (used, not reserved). Fresh: the scratch a new `Document` holds after parsing one instance (capacity, with growth slack), summed over the case. Reused: one `Document` parsing every instance in turn (a server's steady state), against the largest instance.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| case | instances | input | largest | slots / input byte | fresh scratch / input byte | worst instance | reused scratch | reused / largest |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let m = &r.scratch;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.2} |",
+            r.name,
+            m.texts,
+            bytes(m.input_bytes as f64),
+            bytes(m.largest_text as f64),
+            m.slots_per_byte(),
+            m.fresh_per_byte(),
+            m.worst_ratio,
+            bytes(m.reused_scratch as f64),
+            m.reused_per_largest_byte(),
+        );
+    }
+
     // targets
     let corpus: Vec<&Row> = rows.iter().filter(|r| r.origin == Origin::Corpus).collect();
     let _ = writeln!(
@@ -892,6 +1203,32 @@ fn print_report(
         fmt_ratio(g_floor),
         mark(g_floor <= 3.0)
     );
+    let g_bytes = geomean(corpus.iter().map(|r| ratio(r.bytes[2], r.bytes[0])));
+    let _ = writeln!(
+        out,
+        "| bytes → verdict ≥ 3× faster than serde_json + jsonschema (geomean) | {} | {} |",
+        fmt_ratio(g_bytes),
+        mark(g_bytes >= 3.0)
+    );
+    if blaze.is_ok() {
+        let hot: Vec<&&Row> = corpus.iter().filter(|r| r.hot[0].is_finite()).collect();
+        let behind: Vec<String> = hot
+            .iter()
+            .filter(|r| ratio(r.hot[0], r.hot[1]) <= 1.0)
+            .map(|r| format!("{} ({})", r.name, fmt_ratio(ratio(r.hot[0], r.hot[1]))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| `is_valid` faster than Blaze on every case, in cache ({} cases) | {} | {} |",
+            hot.len(),
+            if behind.is_empty() {
+                "all faster".to_string()
+            } else {
+                format!("not faster on: {}", behind.join(", "))
+            },
+            mark(behind.is_empty() && hot.len() == corpus.len())
+        );
+    }
 
     // agreement
     let _ = writeln!(out, "\n### Agreement\n");
@@ -923,6 +1260,12 @@ fn print_report(
         let _ = writeln!(
             out,
             "`is_valid` and the error path disagree:\n\n| case | instance | validator | detail |\n|---|---|---|---|\n{inconsistencies}"
+        );
+    }
+    if !blaze_disagreements.is_empty() {
+        let _ = writeln!(
+            out,
+            "Blaze and toolschema disagree:\n\n| case | instance (0-based) | expected | toolschema | Blaze |\n|---|---|---|---|---|\n{blaze_disagreements}"
         );
     }
     if !unexpected.is_empty() {

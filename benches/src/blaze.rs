@@ -1,0 +1,266 @@
+//! Blaze, the validator of the Sourcemeta `jsonschema` CLI (C++), run on its own benchmark
+//! protocol: `jsonschema validate SCHEMA INSTANCES.jsonl --fast --benchmark --loop N`
+//! validates each instance `N` times in a row (in cache), timing every call with the
+//! clock and subtracting the clock's own cost, and prints one line per instance:
+//!
+//! ```text
+//! /tmp/…/instances.jsonl[3]: PASS 0.236 +- 2.049 us (0.023)
+//! ```
+//!
+//! (the index counts lines from 1; then the verdict, the mean and standard deviation in
+//! microseconds, and the clock overhead subtracted). Formats are annotations unless
+//! `--format-assertion` is given, which it is not. `benches/blaze.sh` installs the pinned
+//! npm package [`PACKAGE`]@[`VERSION`] and points `bench-report` at it; the timing of
+//! toolschema on the same protocol is [`in_cache`].
+
+use serde_json::Value;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The npm package of the Sourcemeta CLI.
+pub const PACKAGE: &str = "@sourcemeta/jsonschema";
+/// The version `benches/blaze.sh` installs.
+pub const VERSION: &str = "16.11.0";
+/// The environment variable naming the CLI (else `--blaze PATH`, else where
+/// `benches/blaze.sh` installs it).
+pub const ENV: &str = "TOOLSCHEMA_BENCH_BLAZE";
+/// The dialect for schemas without `$schema`, as for the other engines.
+const DEFAULT_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A runnable Sourcemeta CLI.
+#[derive(Debug, Clone)]
+pub struct Blaze {
+    bin: PathBuf,
+    /// What `jsonschema version` printed.
+    pub version: String,
+}
+
+/// One instance's line of `--benchmark` output.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    /// PASS (true) or FAIL.
+    pub valid: bool,
+    /// Mean time of one validation, clock overhead subtracted, in nanoseconds.
+    pub mean_ns: f64,
+}
+
+/// Where `benches/blaze.sh` installs the CLI.
+pub fn installed_path() -> PathBuf {
+    crate::workspace_root().join("target/bench-tools/npm/node_modules/.bin/jsonschema")
+}
+
+impl Blaze {
+    /// The CLI at `explicit`, else at `$TOOLSCHEMA_BENCH_BLAZE`, else at
+    /// [`installed_path`], if it runs and reports a version.
+    ///
+    /// # Errors
+    /// Why there is no usable CLI, for the report's note.
+    pub fn locate(explicit: Option<&Path>) -> Result<Blaze, String> {
+        let bin = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os(ENV).map(PathBuf::from))
+            .unwrap_or_else(installed_path);
+        if !bin.exists() {
+            return Err(format!(
+                "no Sourcemeta CLI at {} (install it with `bash benches/blaze.sh`, or name it with --blaze PATH or ${ENV})",
+                bin.display()
+            ));
+        }
+        let out = Command::new(&bin)
+            .arg("version")
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+        let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if !out.status.success() || version.is_empty() {
+            return Err(format!(
+                "{} version failed: {}",
+                bin.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Blaze { bin, version })
+    }
+
+    /// Validates each of `texts` (one JSON text each, on one line) against `schema`
+    /// `iterations` times in a row, in Blaze's benchmark mode; one [`Timing`] per text,
+    /// in order.
+    ///
+    /// # Errors
+    /// A text spanning lines, a file that cannot be written, a CLI that fails, or output
+    /// that is not one line per text.
+    pub fn run(
+        &self,
+        schema: &Value,
+        texts: &[&[u8]],
+        iterations: u64,
+    ) -> Result<Vec<Timing>, String> {
+        if texts.iter().any(|t| t.contains(&b'\n')) {
+            return Err("an instance spans lines; JSON Lines cannot hold it".to_string());
+        }
+        let dir =
+            std::env::temp_dir().join(format!("toolschema-bench-blaze-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let result = self.run_in(&dir, schema, texts, iterations);
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    fn run_in(
+        &self,
+        dir: &Path,
+        schema: &Value,
+        texts: &[&[u8]],
+        iterations: u64,
+    ) -> Result<Vec<Timing>, String> {
+        let schema_path = dir.join("schema.json");
+        let instances_path = dir.join("instances.jsonl");
+        let schema_text = serde_json::to_vec(schema).map_err(|e| e.to_string())?;
+        std::fs::write(&schema_path, schema_text).map_err(|e| e.to_string())?;
+        let mut lines = Vec::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
+        for text in texts {
+            lines.extend_from_slice(text);
+            lines.push(b'\n');
+        }
+        std::fs::write(&instances_path, lines).map_err(|e| e.to_string())?;
+        let out = Command::new(&self.bin)
+            .arg("validate")
+            .arg(&schema_path)
+            .arg(&instances_path)
+            .args(["--fast", "--benchmark", "--loop"])
+            .arg(iterations.max(1).to_string())
+            .args(["--default-dialect", DEFAULT_DIALECT])
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.bin.display()))?;
+        // The exit status is not success when an instance fails; the output decides.
+        parse_output(&String::from_utf8_lossy(&out.stdout), texts.len()).map_err(|why| {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stderr: String = stderr.trim().chars().take(300).collect();
+            format!("{why} (exit {}; stderr: {stderr})", out.status)
+        })
+    }
+}
+
+/// Reads `--benchmark` output: one line per instance, `PATH[INDEX]: PASS|FAIL MEAN +- SD us
+/// (OVERHEAD)`, in any order; returns the timings by index (from 1), requiring each of
+/// `1..=count` exactly once. Other lines are ignored.
+///
+/// # Errors
+/// A missing or repeated index, or a line of that shape whose figures do not read.
+pub fn parse_output(stdout: &str, count: usize) -> Result<Vec<Timing>, String> {
+    let mut timings: Vec<Option<Timing>> = vec![None; count];
+    for line in stdout.lines() {
+        let Some((head, rest)) = line.rsplit_once("]: ") else {
+            continue;
+        };
+        let Some((_, index)) = head.rsplit_once('[') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let [verdict, mean, "+-", _sd, "us", ..] = fields.as_slice() else {
+            continue;
+        };
+        let valid = match *verdict {
+            "PASS" => true,
+            "FAIL" => false,
+            _ => continue,
+        };
+        let index: usize = index
+            .parse()
+            .map_err(|_| format!("cannot read the index in {line:?}"))?;
+        let mean: f64 = mean
+            .parse()
+            .map_err(|_| format!("cannot read the mean in {line:?}"))?;
+        let slot = index
+            .checked_sub(1)
+            .and_then(|i| timings.get_mut(i))
+            .ok_or_else(|| format!("index {index} out of 1..={count}"))?;
+        if slot.is_some() {
+            return Err(format!("index {index} reported twice"));
+        }
+        *slot = Some(Timing {
+            valid,
+            mean_ns: mean * 1e3,
+        });
+    }
+    let missing = timings.iter().filter(|t| t.is_none()).count();
+    if missing > 0 {
+        return Err(format!(
+            "{missing} of {count} instances have no timing line"
+        ));
+    }
+    Ok(timings.into_iter().flatten().collect())
+}
+
+/// toolschema on Blaze's protocol: `check` run `iterations` times in a row, each call
+/// timed alone with the clock, the mean cost of reading the clock twice (measured the same
+/// way first) subtracted from each call and floored at zero; returns the verdict and the
+/// mean time per call in nanoseconds.
+pub fn in_cache(iterations: u64, mut check: impl FnMut() -> bool) -> (bool, f64) {
+    let n = iterations.max(1);
+    let mut empty = 0.0;
+    for _ in 0..n {
+        let start = Instant::now();
+        let end = Instant::now();
+        empty += (end - start).as_nanos() as f64;
+    }
+    empty /= n as f64;
+    let mut valid = true;
+    let mut sum = 0.0;
+    for _ in 0..n {
+        let start = Instant::now();
+        valid = black_box(check());
+        let end = Instant::now();
+        sum += ((end - start).as_nanos() as f64 - empty).max(0.0);
+    }
+    (valid, sum / n as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CLI's lines come in any order and carry paths with brackets; each index is
+    /// read once, figures in microseconds become nanoseconds, other lines are skipped.
+    #[test]
+    fn benchmark_output_is_read_by_index() {
+        let out = "\
+/tmp/a[x]/instances.jsonl[2]: FAIL 0.033 +- 0.029 us (0.023)
+warning: something else
+/tmp/a[x]/instances.jsonl[1]: PASS 27.931 +- 51.705 us (0.048)
+";
+        let t = parse_output(out, 2).unwrap();
+        assert_eq!(
+            t,
+            vec![
+                Timing {
+                    valid: true,
+                    mean_ns: 27931.0
+                },
+                Timing {
+                    valid: false,
+                    mean_ns: 33.0
+                }
+            ]
+        );
+        assert!(parse_output(out, 3).unwrap_err().contains("1 of 3"));
+        assert!(parse_output(out, 1).unwrap_err().contains("out of"));
+        let twice = format!("{out}/tmp/i.jsonl[1]: PASS 1.0 +- 0.0 us (0.02)\n");
+        assert!(parse_output(&twice, 2).unwrap_err().contains("twice"));
+    }
+
+    /// The in-cache timing returns the check's verdict and a finite, non-negative mean.
+    #[test]
+    fn in_cache_timing_returns_the_verdict() {
+        let (valid, ns) = in_cache(50, || false);
+        assert!(!valid && ns.is_finite() && ns >= 0.0);
+        let mut calls = 0;
+        let (valid, _) = in_cache(7, || {
+            calls += 1;
+            true
+        });
+        assert!(valid);
+        assert_eq!(calls, 7);
+    }
+}
