@@ -1,6 +1,6 @@
 //! Blaze, the validator of the Sourcemeta `jsonschema` CLI (C++), run on its own benchmark
-//! protocol: `jsonschema validate SCHEMA INSTANCES.jsonl --fast --benchmark --loop N`
-//! validates each instance `N` times in a row (in cache), timing every call with the
+//! protocol: `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark
+//! --loop N` validates each instance `N` times in a row (in cache), timing every call with the
 //! clock and subtracting the clock's own cost, and prints one line per instance:
 //!
 //! ```text
@@ -84,8 +84,9 @@ impl Blaze {
     }
 
     /// Validates each of `texts` (one JSON text each, on one line) against `schema`
-    /// `iterations` times in a row, in Blaze's benchmark mode; one [`Timing`] per text,
-    /// in order.
+    /// `iterations` times in a row, in Blaze's benchmark mode, and all of them `rounds`
+    /// times over, in one run of the CLI (so that a large schema is compiled once); for
+    /// each round, one [`Timing`] per text, in order.
     ///
     /// # Errors
     /// A text spanning lines, a file that cannot be written, a CLI that fails, or output
@@ -95,14 +96,15 @@ impl Blaze {
         schema: &Value,
         texts: &[&[u8]],
         iterations: u64,
-    ) -> Result<Vec<Timing>, String> {
+        rounds: usize,
+    ) -> Result<Vec<Vec<Timing>>, String> {
         if texts.iter().any(|t| t.contains(&b'\n')) {
             return Err("an instance spans lines; JSON Lines cannot hold it".to_string());
         }
         let dir =
             std::env::temp_dir().join(format!("toolschema-bench-blaze-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let result = self.run_in(&dir, schema, texts, iterations);
+        let result = self.run_in(&dir, schema, texts, iterations, rounds.max(1));
         let _ = std::fs::remove_dir_all(&dir);
         result
     }
@@ -113,32 +115,41 @@ impl Blaze {
         schema: &Value,
         texts: &[&[u8]],
         iterations: u64,
-    ) -> Result<Vec<Timing>, String> {
+        rounds: usize,
+    ) -> Result<Vec<Vec<Timing>>, String> {
         let schema_path = dir.join("schema.json");
         let instances_path = dir.join("instances.jsonl");
         let schema_text = serde_json::to_vec(schema).map_err(|e| e.to_string())?;
         std::fs::write(&schema_path, schema_text).map_err(|e| e.to_string())?;
-        let mut lines = Vec::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
-        for text in texts {
-            lines.extend_from_slice(text);
-            lines.push(b'\n');
+        let mut lines =
+            Vec::with_capacity(rounds * texts.iter().map(|t| t.len() + 1).sum::<usize>());
+        for _ in 0..rounds {
+            for text in texts {
+                lines.extend_from_slice(text);
+                lines.push(b'\n');
+            }
         }
         std::fs::write(&instances_path, lines).map_err(|e| e.to_string())?;
         let out = Command::new(&self.bin)
             .arg("validate")
             .arg(&schema_path)
             .arg(&instances_path)
-            .args(["--fast", "--benchmark", "--loop"])
+            .args(["--fast", "--continue", "--benchmark", "--loop"])
             .arg(iterations.max(1).to_string())
             .args(["--default-dialect", DEFAULT_DIALECT])
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.bin.display()))?;
         // The exit status is not success when an instance fails; the output decides.
-        parse_output(&String::from_utf8_lossy(&out.stdout), texts.len()).map_err(|why| {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let stderr: String = stderr.trim().chars().take(300).collect();
-            format!("{why} (exit {}; stderr: {stderr})", out.status)
-        })
+        let timings = parse_output(&String::from_utf8_lossy(&out.stdout), rounds * texts.len())
+            .map_err(|why| {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let stderr: String = stderr.trim().chars().take(300).collect();
+                format!("{why} ({}; stderr: {stderr})", out.status)
+            })?;
+        Ok(timings
+            .chunks(texts.len().max(1))
+            .map(<[Timing]>::to_vec)
+            .collect())
     }
 }
 

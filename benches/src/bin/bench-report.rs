@@ -26,8 +26,8 @@
 //!
 //! Blaze (the Sourcemeta `jsonschema` CLI, `benches/blaze.sh` installs it pinned): on its
 //! own in-cache protocol (`validate --fast --benchmark --loop N`, each instance `N` times in
-//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way, for
-//! the cases with one schema. Without a usable CLI the column is left out with a note.
+//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way, on
+//! the bench corpus. Without a usable CLI the column is left out with a note.
 
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -431,8 +431,8 @@ struct Args {
     blaze: Option<std::path::PathBuf>,
     /// `--loop` of the in-cache protocol (default 100).
     blaze_loop: u64,
-    /// Runs of the in-cache protocol per case, Blaze and toolschema in turn; the median
-    /// of each side counts (default 3).
+    /// Rounds of the in-cache protocol per case (default 3): Blaze's in one run of the
+    /// CLI, then toolschema's; the median of each side counts.
     blaze_rounds: usize,
 }
 
@@ -757,55 +757,58 @@ fn main() {
             }
         }
 
-        // In cache, on Blaze's protocol: the cases of one schema (the bench corpus).
-        if let (Ok(blaze), [schema], [Some(compiled)]) =
-            (&blaze, case.schemas.as_slice(), ts.schemas.as_slice())
-            && !case.instances.is_empty()
+        // In cache, on Blaze's protocol: the bench corpus (one schema a case).
+        if let (Ok(blaze), Origin::Corpus, [schema], [Some(compiled)]) = (
+            &blaze,
+            case.origin,
+            case.schemas.as_slice(),
+            ts.schemas.as_slice(),
+        ) && !case.instances.is_empty()
         {
             let texts: Vec<&[u8]> = case.instances.iter().map(|i| i.text.as_slice()).collect();
             let n = case.instances.len() as f64;
-            let (mut theirs, mut ours) = (Vec::new(), Vec::new());
-            for round in 0..args.blaze_rounds {
-                match blaze.run(schema, &texts, args.blaze_loop) {
-                    Ok(timings) => {
+            let mut theirs = Vec::new();
+            match blaze.run(schema, &texts, args.blaze_loop, args.blaze_rounds) {
+                Ok(rounds) => {
+                    for timings in &rounds {
                         theirs.push(timings.iter().map(|t| t.mean_ns).sum::<f64>() / n);
-                        if round == 0 {
-                            for (index, (inst, t)) in
-                                case.instances.iter().zip(&timings).enumerate()
-                            {
-                                let ours = Toolschema::is_valid(compiled, &inst.value);
-                                if ours != t.valid {
-                                    let _ = writeln!(
-                                        blaze_disagreements,
-                                        "| {} | {index} ({}) | {} | {} | {} |",
-                                        case.name,
-                                        inst.label,
-                                        show(inst.expected),
-                                        show(Some(ours)),
-                                        show(Some(t.valid)),
-                                    );
-                                }
-                            }
+                    }
+                    let first = rounds.first().map(Vec::as_slice).unwrap_or_default();
+                    for (index, (inst, t)) in case.instances.iter().zip(first).enumerate() {
+                        let ours = Toolschema::is_valid(compiled, &inst.value);
+                        if ours != t.valid {
+                            let _ = writeln!(
+                                blaze_disagreements,
+                                "| {} | {index} ({}) | {} | {} | {} |",
+                                case.name,
+                                inst.label,
+                                show(inst.expected),
+                                show(Some(ours)),
+                                show(Some(t.valid)),
+                            );
                         }
                     }
-                    Err(why) => {
-                        row.blaze_note = clip(&why, 300);
-                        eprintln!("Blaze on {}: {why}", case.name);
-                        break;
-                    }
                 }
-                let total: f64 = case
-                    .instances
-                    .iter()
-                    .map(|inst| {
-                        blaze::in_cache(args.blaze_loop, || {
-                            Toolschema::is_valid(black_box(compiled), black_box(&inst.value))
-                        })
-                        .1
-                    })
-                    .sum();
-                ours.push(total / n);
+                Err(why) => {
+                    row.blaze_note = clip(&why, 300);
+                    eprintln!("Blaze on {}: {why}", case.name);
+                }
             }
+            let ours: Vec<f64> = (0..args.blaze_rounds)
+                .map(|_| {
+                    let total: f64 = case
+                        .instances
+                        .iter()
+                        .map(|inst| {
+                            blaze::in_cache(args.blaze_loop, || {
+                                Toolschema::is_valid(black_box(compiled), black_box(&inst.value))
+                            })
+                            .1
+                        })
+                        .sum();
+                    total / n
+                })
+                .collect();
             row.hot = [median(theirs), median(ours)];
         }
         let none = (f64::NAN, f64::NAN);
@@ -1060,7 +1063,7 @@ fn print_report(
         Ok(b) => {
             let _ = writeln!(
                 out,
-                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case. toolschema `is_valid` on the same protocol in this process. Median of {rounds} rounds, the two taking turns. Cases with one schema only (the MCP tool sources are left out).\n",
+                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case. toolschema `is_valid` on the same protocol in this process. Median of {rounds} rounds (Blaze's in one run of the CLI, one compile; then toolschema's). The bench corpus only (a case is one schema; the MCP tool sources are left out).\n",
                 loop = args.blaze_loop,
                 version = b.version,
                 rounds = args.blaze_rounds,
