@@ -10,8 +10,9 @@
 //! (the index counts lines from 1; then the verdict, the mean and standard deviation in
 //! microseconds, and the clock overhead subtracted). Formats are annotations unless
 //! `--format-assertion` is given, which it is not. `benches/blaze.sh` installs the pinned
-//! npm package [`PACKAGE`]@[`VERSION`] and points `bench-report` at it; the timing of
-//! toolschema on the same protocol is [`in_cache`].
+//! npm package [`PACKAGE`]@[`VERSION`] and points `bench-report` at it. toolschema runs
+//! the same protocol ([`in_cache`]) in a fresh process of its own reading the same files
+//! ([`run_toolschema`]), so that both sides are timed in the same conditions.
 
 use serde_json::Value;
 use std::hint::black_box;
@@ -98,27 +99,111 @@ impl Blaze {
         iterations: u64,
         rounds: usize,
     ) -> Result<Vec<Vec<Timing>>, String> {
-        if texts.iter().any(|t| t.contains(&b'\n')) {
-            return Err("an instance spans lines; JSON Lines cannot hold it".to_string());
-        }
-        let dir =
-            std::env::temp_dir().join(format!("toolschema-bench-blaze-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let result = self.run_in(&dir, schema, texts, iterations, rounds.max(1));
-        let _ = std::fs::remove_dir_all(&dir);
-        result
+        run_protocol(schema, texts, rounds, |schema_path, instances_path| {
+            let mut command = Command::new(&self.bin);
+            command
+                .arg("validate")
+                .arg(schema_path)
+                .arg(instances_path)
+                .args(["--fast", "--continue", "--benchmark", "--loop"])
+                .arg(iterations.max(1).to_string())
+                .args(["--default-dialect", DEFAULT_DIALECT]);
+            command
+        })
     }
+}
 
-    fn run_in(
-        &self,
-        dir: &Path,
-        schema: &Value,
-        texts: &[&[u8]],
-        iterations: u64,
-        rounds: usize,
-    ) -> Result<Vec<Vec<Timing>>, String> {
-        let schema_path = dir.join("schema.json");
-        let instances_path = dir.join("instances.jsonl");
+/// The flag that makes `bench-report` the toolschema side of the protocol (see
+/// [`run_toolschema`] and [`toolschema_child`]).
+pub const CHILD_FLAG: &str = "--in-cache-child";
+
+/// toolschema on Blaze's protocol, in the same conditions: a fresh process (`exe`, the
+/// `bench-report` binary, run with [`CHILD_FLAG`]) reads the same two files, compiles the
+/// schema, and validates each instance `iterations` times in a row, `rounds` times over,
+/// printing Blaze's output format. (In the long-running report process the scheduler
+/// interrupts timed calls far more often than in a fresh one: on a loaded machine a few
+/// calls of milliseconds made most of a case's mean.)
+///
+/// # Errors
+/// As [`Blaze::run`].
+pub fn run_toolschema(
+    exe: &Path,
+    schema: &Value,
+    texts: &[&[u8]],
+    iterations: u64,
+    rounds: usize,
+) -> Result<Vec<Vec<Timing>>, String> {
+    run_protocol(schema, texts, rounds, |schema_path, instances_path| {
+        let mut command = Command::new(exe);
+        command
+            .arg(CHILD_FLAG)
+            .arg(schema_path)
+            .arg(instances_path)
+            .arg(iterations.max(1).to_string());
+        command
+    })
+}
+
+/// The child side of [`run_toolschema`]: `args` are `SCHEMA INSTANCES.jsonl ITERATIONS`;
+/// returns one line per instance in Blaze's format, for the child to print once all are
+/// timed (the standard deviation is not measured and shows as 0).
+///
+/// # Errors
+/// Unreadable files or arguments, a schema that does not compile.
+pub fn toolschema_child(args: &[String]) -> Result<String, String> {
+    use crate::{Engine, Toolschema};
+    let [schema_path, instances_path, iterations] = args else {
+        return Err(format!(
+            "usage: {CHILD_FLAG} SCHEMA INSTANCES.jsonl ITERATIONS"
+        ));
+    };
+    let iterations: u64 = iterations.parse().map_err(|_| "ITERATIONS is a number")?;
+    let read = |path: &str| std::fs::read(path).map_err(|e| format!("{path}: {e}"));
+    let schema: Value =
+        serde_json::from_slice(&read(schema_path)?).map_err(|e| format!("{schema_path}: {e}"))?;
+    let compiled = Toolschema::compile(&schema, Toolschema::prepare(&schema))?;
+    let lines = read(instances_path)?;
+    let mut out = String::new();
+    for (index, line) in lines
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| format!("{instances_path} line {}: {e}", index + 1))?;
+        let (valid, mean_ns) = in_cache(iterations, || {
+            Toolschema::is_valid(black_box(&compiled), black_box(&value))
+        });
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            out,
+            "{instances_path}[{}]: {} {:.3} +- 0.000 us (0.000)",
+            index + 1,
+            if valid { "PASS" } else { "FAIL" },
+            mean_ns / 1e3
+        );
+    }
+    Ok(out)
+}
+
+/// Writes `schema` and `rounds` copies of `texts` (as JSON Lines) to a temporary
+/// directory, runs the command `make` builds from the two paths, and reads its output
+/// ([`parse_output`]), split by round.
+fn run_protocol(
+    schema: &Value,
+    texts: &[&[u8]],
+    rounds: usize,
+    make: impl FnOnce(&Path, &Path) -> Command,
+) -> Result<Vec<Vec<Timing>>, String> {
+    if texts.iter().any(|t| t.contains(&b'\n') || t.is_empty()) {
+        return Err("an instance is empty or spans lines; JSON Lines cannot hold it".to_string());
+    }
+    let rounds = rounds.max(1);
+    let dir = std::env::temp_dir().join(format!("toolschema-bench-blaze-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let schema_path = dir.join("schema.json");
+    let instances_path = dir.join("instances.jsonl");
+    let result = (|| {
         let schema_text = serde_json::to_vec(schema).map_err(|e| e.to_string())?;
         std::fs::write(&schema_path, schema_text).map_err(|e| e.to_string())?;
         let mut lines =
@@ -130,15 +215,10 @@ impl Blaze {
             }
         }
         std::fs::write(&instances_path, lines).map_err(|e| e.to_string())?;
-        let out = Command::new(&self.bin)
-            .arg("validate")
-            .arg(&schema_path)
-            .arg(&instances_path)
-            .args(["--fast", "--continue", "--benchmark", "--loop"])
-            .arg(iterations.max(1).to_string())
-            .args(["--default-dialect", DEFAULT_DIALECT])
+        let mut command = make(&schema_path, &instances_path);
+        let out = command
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", self.bin.display()))?;
+            .map_err(|e| format!("cannot run {:?}: {e}", command.get_program()))?;
         // The exit status is not success when an instance fails; the output decides.
         let timings = parse_output(&String::from_utf8_lossy(&out.stdout), rounds * texts.len())
             .map_err(|why| {
@@ -150,7 +230,9 @@ impl Blaze {
             .chunks(texts.len().max(1))
             .map(<[Timing]>::to_vec)
             .collect())
-    }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// Reads `--benchmark` output: one line per instance, `PATH[INDEX]: PASS|FAIL MEAN +- SD us
@@ -259,6 +341,27 @@ warning: something else
         assert!(parse_output(out, 1).unwrap_err().contains("out of"));
         let twice = format!("{out}/tmp/i.jsonl[1]: PASS 1.0 +- 0.0 us (0.02)\n");
         assert!(parse_output(&twice, 2).unwrap_err().contains("twice"));
+    }
+
+    /// The toolschema side writes what the Blaze reader reads, with its verdicts.
+    #[test]
+    fn the_child_speaks_blazes_format() {
+        let dir =
+            std::env::temp_dir().join(format!("toolschema-bench-child-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (schema, instances) = (dir.join("schema.json"), dir.join("instances.jsonl"));
+        std::fs::write(&schema, r#"{"type": "object", "required": ["a"]}"#).unwrap();
+        std::fs::write(&instances, "{\"a\": 1}\n{}\n[]\n").unwrap();
+        let args = [&schema, &instances].map(|p| p.display().to_string());
+        let out = toolschema_child(&[args[0].clone(), args[1].clone(), "5".into()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let verdicts: Vec<bool> = parse_output(&out.unwrap(), 3)
+            .unwrap()
+            .iter()
+            .map(|t| t.valid)
+            .collect();
+        assert_eq!(verdicts, [true, false, false]);
+        assert!(toolschema_child(&["only-one".into()]).is_err());
     }
 
     /// The in-cache timing returns the check's verdict and a finite, non-negative mean.

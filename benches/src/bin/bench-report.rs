@@ -26,8 +26,8 @@
 //!
 //! Blaze (the Sourcemeta `jsonschema` CLI, `benches/blaze.sh` installs it pinned): on its
 //! own in-cache protocol (`validate --fast --benchmark --loop N`, each instance `N` times in
-//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way, on
-//! the bench corpus. Without a usable CLI the column is left out with a note.
+//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way in a
+//! fresh process of its own (this binary run with `--in-cache-child`), on the bench corpus. Without a usable CLI the column is left out with a note.
 
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -366,8 +366,10 @@ struct Row {
     bytes: [f64; 3],
     /// Mean bytes of JSON text per instance.
     text_bytes: f64,
-    /// In cache, per instance: Blaze, and toolschema `is_valid` on Blaze's protocol.
-    hot: [f64; 2],
+    /// In cache, per instance, on Blaze's protocol: Blaze and toolschema `is_valid`,
+    /// the mean over the case's instances, then the median instance (each the median of
+    /// the rounds).
+    hot: [f64; 4],
     /// Why the case has no Blaze figure (empty when it has one, or when Blaze is off).
     blaze_note: String,
     scratch: ScratchUse,
@@ -431,8 +433,8 @@ struct Args {
     blaze: Option<std::path::PathBuf>,
     /// `--loop` of the in-cache protocol (default 100).
     blaze_loop: u64,
-    /// Rounds of the in-cache protocol per case (default 3): Blaze's in one run of the
-    /// CLI, then toolschema's; the median of each side counts.
+    /// Rounds of the in-cache protocol per case (default 3), each side's in one run of
+    /// its process; the median of each side counts.
     blaze_rounds: usize,
 }
 
@@ -490,6 +492,18 @@ fn parse_args() -> Args {
 }
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some(blaze::CHILD_FLAG) {
+        // The toolschema side of Blaze's protocol, in a fresh process (see `blaze`).
+        match blaze::toolschema_child(&argv[2..]) {
+            Ok(out) => print!("{out}"),
+            Err(why) => {
+                eprintln!("{why}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let args = parse_args();
     let started = Instant::now();
     let cases = toolschema_bench::load_cases(args.filter.as_deref());
@@ -655,7 +669,7 @@ fn main() {
             peak: [f64::NAN; 3],
             bytes: [f64::NAN; 3],
             text_bytes: f64::NAN,
-            hot: [f64::NAN; 2],
+            hot: [f64::NAN; 4],
             blaze_note: String::new(),
             scratch: scratch_use(case.instances.iter().map(|i| i.text.as_slice())),
             note: String::new(),
@@ -767,11 +781,18 @@ fn main() {
         {
             let texts: Vec<&[u8]> = case.instances.iter().map(|i| i.text.as_slice()).collect();
             let n = case.instances.len() as f64;
-            let mut theirs = Vec::new();
+            // Per round: the mean and the median of the per-instance means.
+            let summary = |timings: &[blaze::Timing]| {
+                let means: Vec<f64> = timings.iter().map(|t| t.mean_ns).collect();
+                (means.iter().sum::<f64>() / n, median(means))
+            };
+            let (mut theirs, mut theirs_median) = (Vec::new(), Vec::new());
             match blaze.run(schema, &texts, args.blaze_loop, args.blaze_rounds) {
                 Ok(rounds) => {
                     for timings in &rounds {
-                        theirs.push(timings.iter().map(|t| t.mean_ns).sum::<f64>() / n);
+                        let (mean, mid) = summary(timings);
+                        theirs.push(mean);
+                        theirs_median.push(mid);
                     }
                     let first = rounds.first().map(Vec::as_slice).unwrap_or_default();
                     for (index, (inst, t)) in case.instances.iter().zip(first).enumerate() {
@@ -794,22 +815,29 @@ fn main() {
                     eprintln!("Blaze on {}: {why}", case.name);
                 }
             }
-            let ours: Vec<f64> = (0..args.blaze_rounds)
-                .map(|_| {
-                    let total: f64 = case
-                        .instances
-                        .iter()
-                        .map(|inst| {
-                            blaze::in_cache(args.blaze_loop, || {
-                                Toolschema::is_valid(black_box(compiled), black_box(&inst.value))
-                            })
-                            .1
-                        })
-                        .sum();
-                    total / n
-                })
-                .collect();
-            row.hot = [median(theirs), median(ours)];
+            let (mut ours, mut ours_median) = (Vec::new(), Vec::new());
+            let exe = std::env::current_exe().map_err(|e| e.to_string());
+            match exe.and_then(|exe| {
+                blaze::run_toolschema(&exe, schema, &texts, args.blaze_loop, args.blaze_rounds)
+            }) {
+                Ok(rounds) => {
+                    for timings in &rounds {
+                        let (mean, mid) = summary(timings);
+                        ours.push(mean);
+                        ours_median.push(mid);
+                    }
+                }
+                Err(why) => {
+                    eprintln!("toolschema on Blaze's protocol, {}: {why}", case.name);
+                    row.blaze_note = clip(&format!("toolschema's run failed: {why}"), 300);
+                }
+            }
+            row.hot = [
+                median(theirs),
+                median(ours),
+                median(theirs_median),
+                median(ours_median),
+            ];
         }
         let none = (f64::NAN, f64::NAN);
         let m = [
@@ -1063,14 +1091,14 @@ fn print_report(
         Ok(b) => {
             let _ = writeln!(
                 out,
-                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case. toolschema `is_valid` on the same protocol in this process. Median of {rounds} rounds (Blaze's in one run of the CLI, one compile; then toolschema's). The bench corpus only (a case is one schema; the MCP tool sources are left out).\n",
+                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case (mean), and the median instance's (median: the mean is Blaze's protocol, but one call the scheduler interrupts for milliseconds moves it, on a loaded machine by several times). toolschema `is_valid` on the same protocol, in a fresh process reading the same files, in the same format. Median of {rounds} rounds (each side's rounds in one run of its process, one compile; Blaze first). The bench corpus only (a case is one schema; the MCP tool sources are left out).\n",
                 loop = args.blaze_loop,
                 version = b.version,
                 rounds = args.blaze_rounds,
             );
             let _ = writeln!(
                 out,
-                "| case | instances | Blaze | toolschema | Blaze / ts |\n|---|---:|---:|---:|---:|"
+                "| case | instances | Blaze, mean | toolschema, mean | Blaze / ts | Blaze, median | toolschema, median | Blaze / ts, medians |\n|---|---:|---:|---:|---:|---:|---:|---:|"
             );
             for r in rows
                 .iter()
@@ -1078,7 +1106,7 @@ fn print_report(
             {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
                     r.name,
                     r.instances,
                     if r.blaze_note.is_empty() {
@@ -1088,14 +1116,18 @@ fn print_report(
                     },
                     time(r.hot[1]),
                     fmt_ratio(ratio(r.hot[0], r.hot[1])),
+                    time(r.hot[2]),
+                    time(r.hot[3]),
+                    fmt_ratio(ratio(r.hot[2], r.hot[3])),
                 );
             }
             let sel: Vec<&Row> = rows.iter().filter(|r| r.hot[0].is_finite()).collect();
             let _ = writeln!(
                 out,
-                "| **geomean** ({}) | | | | **{}** |",
+                "| **geomean** ({}) | | | | **{}** | | | **{}** |",
                 sel.len(),
                 fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[0], r.hot[1])))),
+                fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[2], r.hot[3])))),
             );
         }
         Err(why) => {
@@ -1222,7 +1254,7 @@ fn print_report(
             .collect();
         let _ = writeln!(
             out,
-            "| `is_valid` faster than Blaze on every case, in cache ({} cases) | {} | {} |",
+            "| `is_valid` faster than Blaze on every case, in cache (means, Blaze's protocol; {} cases) | {} | {} |",
             hot.len(),
             if behind.is_empty() {
                 "all faster".to_string()
