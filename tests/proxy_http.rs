@@ -1047,3 +1047,56 @@ fn a_misbehaving_or_dead_upstream_yields_errors_not_hangs() {
     }
     drop(upstream);
 }
+
+/// `toolschema serve --http` as the upstream, which checks every header the spec names:
+/// a handshake-era session (session id and version headers carried, DELETE at the end)
+/// and stateless 2026-07-28 requests (the proxy mirrors `MCP-Protocol-Version`,
+/// `Mcp-Method` and `Mcp-Name` from the body) both work, and invalid calls are refused.
+#[test]
+fn upstream_serve_http_in_both_eras() {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = Stderr::collect(child.stderr.take().unwrap());
+    let line = stderr.wait_for("http://", Duration::from_secs(20));
+    let _serve = Running { child, stderr };
+    let line = line.expect("serve --http did not start");
+    let url = line[line.find("http://").unwrap()..].trim().to_string();
+
+    let mut proxy = StdioProxy::start(&["--upstream", &url]);
+    // 2026-07-28 first: no session.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    proxy.send(
+        &json!({"jsonrpc": "2.0", "id": "m1", "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "modern"}, "_meta": meta}}),
+    );
+    proxy.send(
+        &json!({"jsonrpc": "2.0", "id": "m2", "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": 1}, "_meta": meta}}),
+    );
+    let modern = proxy.answers_for(&[json!("m1"), json!("m2")], Duration::from_secs(20));
+    assert_eq!(text_of(&modern[0]["result"]), "modern", "{:?}", modern[0]);
+    assert_eq!(modern[1]["result"]["isError"], true, "{:?}", modern[1]);
+    // Then a handshake session.
+    proxy.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    let init = proxy.answers_for(&[json!(0)], Duration::from_secs(10));
+    assert_eq!(init[0]["result"]["protocolVersion"], "2025-11-25");
+    proxy.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    proxy.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"message": "session"}}}));
+    proxy.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {}}}));
+    let calls = proxy.answers_for(&[json!(1), json!(2)], Duration::from_secs(20));
+    assert_eq!(text_of(&calls[0]["result"]), "session", "{:?}", calls[0]);
+    assert_eq!(calls[1]["result"]["isError"], true, "{:?}", calls[1]);
+    drop(proxy.stdin.take());
+    let status = proxy.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

@@ -303,55 +303,57 @@ async fn post_message(state: &Arc<State>, text: String, sent: &Sent) {
     }
     let req = match b.body(Full::new(Bytes::from(text))) {
         Ok(r) => r,
-        Err(e) => return state.fail(&sent, &format!("cannot build the request: {e}")),
+        Err(e) => return state.fail(sent, &format!("cannot build the request: {e}")),
     };
     let resp = match state.request(req).await {
         Ok(r) => r,
-        Err(why) => return state.fail(&sent, &why),
+        Err(why) => return state.fail(sent, &why),
     };
     let status = resp.status();
-    if sent.method.as_deref() == Some("initialize") && status.is_success() {
-        if let Some(s) = resp.headers().get(SESSION_HEADER) {
-            *lock(&state.session) = Some(s.clone());
-        }
+    if sent.method.as_deref() == Some("initialize")
+        && status.is_success()
+        && let Some(s) = resp.headers().get(SESSION_HEADER)
+    {
+        *lock(&state.session) = Some(s.clone());
     }
     if status == StatusCode::ACCEPTED {
         if sent.method.as_deref() == Some("notifications/initialized") {
-            open_get_stream(&state);
+            open_get_stream(state);
         }
         return;
     }
     if !status.is_success() {
-        return refused(&state, &sent, resp).await;
+        return refused(state, sent, resp).await;
     }
     if sent.id.is_none() {
         // A notification or response answered with a body: nothing waits for it.
         return;
     }
     match media(&resp) {
-        Media::Json => match read_body(&state, resp).await {
+        Media::Json => match read_body(state, resp).await {
             Ok(body) => {
                 if sent.method.as_deref() == Some("initialize") {
-                    remember_version(&state, &body);
+                    remember_version(state, &body);
                 }
                 (state.delivery.message)(body);
             }
-            Err(why) => state.fail(&sent, &why),
+            Err(why) => state.fail(sent, &why),
         },
         Media::Sse => {
             let initialize = sent.method.as_deref() == Some("initialize");
-            read_stream(&state, resp, &sent, initialize).await;
+            read_stream(state, resp, sent, initialize).await;
         }
-        Media::Other(m) => state.fail(&sent, &format!("the server answered with {m:?}")),
+        Media::Other(m) => state.fail(sent, &format!("the server answered with {m:?}")),
     }
 }
 
 /// A header value: the text itself when it is visible ASCII, else its base64 form.
 fn header_safe(text: &str) -> HeaderValue {
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) && text.trim() == text {
-        if let Ok(v) = HeaderValue::from_str(text) {
-            return v;
-        }
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && text.trim() == text
+        && let Ok(v) = HeaderValue::from_str(text)
+    {
+        return v;
     }
     use base64::Engine as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(text);
@@ -794,7 +796,7 @@ mod tests {
     #[test]
     fn sse_limits_and_other_events() {
         assert!(events(&[b"data: 0123456789\n\n"], 8).is_err());
-        assert!(events(&[b"data: 0123\ndata: 4567\n\n"], 10).is_err());
+        assert!(events(&[b"data: 0123\ndata: 4567\ndata: 89ab\n\n"], 12).is_err());
         assert!(events(&[&[b'x'; 100]], 16).is_err());
         assert_eq!(
             events(&[b"event: other\ndata: {}\n\ndata: []\n\n"], 64).unwrap(),

@@ -33,6 +33,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// Where the proxy's clients are.
+// (Built once per process: boxing the options would only make it harder to write.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum ClientSide {
     /// One client on this process's stdin and stdout.
@@ -319,7 +321,10 @@ impl Endpoint for ProxyEndpoint {
                     let requests = Arc::new(PoolRequests::default());
                     let gone = Arc::clone(&requests);
                     let relay = self.relay(
-                        Box::new(ToPool(Arc::clone(&requests))),
+                        Box::new(ToPool {
+                            requests: Arc::clone(&requests),
+                            line: Vec::new(),
+                        }),
                         Box::new(move || gone.fail_all(SERVER_GONE)),
                     )?;
                     let fresh = Arc::new(Pool {
@@ -641,25 +646,22 @@ impl PoolRequests {
 
 /// The pooled server's writer towards its clients: answers go back to the request they
 /// answer, under the client's own id; progress to the request that asked for it.
-struct ToPool(Arc<PoolRequests>);
+struct ToPool {
+    requests: Arc<PoolRequests>,
+    /// A line not yet complete (the relay writes a line and its newline apart).
+    line: Vec<u8>,
+}
 
 impl Write for ToPool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        // The relay writes a line and its newline in two calls: keep the partial line.
-        thread_local! {
-            static LINE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..i]);
+            rest = &rest[i + 1..];
+            let text = std::mem::take(&mut self.line);
+            self.route(&text);
         }
-        LINE.with(|line| {
-            let mut line = line.borrow_mut();
-            let mut rest = buf;
-            while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-                line.extend_from_slice(&rest[..i]);
-                rest = &rest[i + 1..];
-                let text = std::mem::take(&mut *line);
-                self.route(&text);
-            }
-            line.extend_from_slice(rest);
-        });
+        self.line.extend_from_slice(rest);
         Ok(buf.len())
     }
 
@@ -681,9 +683,12 @@ impl ToPool {
                 .get("params")
                 .and_then(|p| p.get("progressToken"))
                 .map(Value::to_string);
-            let target = token.and_then(|t| lock(&self.0.tokens).get(&t).cloned());
-            let sink =
-                target.and_then(|ours| lock(&self.0.by_id).get(&ours).map(|w| Arc::clone(&w.sink)));
+            let target = token.and_then(|t| lock(&self.requests.tokens).get(&t).cloned());
+            let sink = target.and_then(|ours| {
+                lock(&self.requests.by_id)
+                    .get(&ours)
+                    .map(|w| Arc::clone(&w.sink))
+            });
             if let Some(sink) = sink {
                 sink(message.to_string(), Outgoing::Notification, None);
             }
@@ -693,7 +698,7 @@ impl ToPool {
         let Some(ours) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
             return;
         };
-        let Some(w) = self.0.take(&ours) else {
+        let Some(w) = self.requests.take(&ours) else {
             return;
         };
         obj.insert("id".into(), w.id);
