@@ -571,7 +571,7 @@ fn open_session(url: &str) -> String {
 /// methods, 503 past the session limit; and it keeps serving.
 #[test]
 fn hostile_http_gets_the_spec_status_codes() {
-    let (_proxy, url) = listen(&[
+    let (mut proxy, url) = listen(&[
         "--max-body-bytes",
         "2000",
         "--max-sessions",
@@ -628,6 +628,7 @@ fn hostile_http_gets_the_spec_status_codes() {
     let a = open_session(&url);
     let b = open_session(&url);
     assert_ne!(a, b);
+    assert_eq!(children(&proxy).len(), 2);
     assert_eq!(status(post(&url, &[], init.clone())), 503);
     // Sessions keep working after all that; DELETE ends one, and its id is gone.
     let headers = [
@@ -648,9 +649,56 @@ fn hostile_http_gets_the_spec_status_codes() {
         .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(status(post(&url, &headers, list)), 404);
-    // Its place is free again.
+    // Its child is gone with it; its place is free again.
+    let since = Instant::now();
+    while children(&proxy).len() != 1 {
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "the session's child outlived it"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let c = open_session(&url);
     assert_ne!(c, b);
+    // SIGTERM ends the sessions, and their children, before the proxy exits.
+    let left = children(&proxy);
+    assert_eq!(left.len(), 2);
+    let status = proxy
+        .terminate()
+        .expect("the proxy did not stop on SIGTERM");
+    assert!(status.success(), "{status:?}");
+    for pid in left {
+        let alive = Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(!alive, "child {pid} outlived the proxy");
+    }
+}
+
+/// The live (not zombie) child processes of a proxy, from /proc.
+fn children(proxy: &Running) -> Vec<u32> {
+    let parent = proxy.child.id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `PID (COMM) STATE PPID ...`; COMM may hold spaces and parentheses.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (state, ppid) = (fields.next(), fields.next().and_then(|p| p.parse().ok()));
+        if ppid == Some(parent) && state != Some("Z") {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 /// A stateless 2026-07-28 request needs no session: the proxy's pooled server answers it
