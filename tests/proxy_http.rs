@@ -1148,3 +1148,52 @@ fn upstream_serve_http_in_both_eras() {
     let status = proxy.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// A stdio server's progress reaches the client on the stream of the request that asked
+/// for it (found by its token), even while a GET stream is open, through `--listen`.
+#[test]
+fn progress_goes_on_its_own_requests_stream_through_listen() {
+    let Some(dir) = node_dir() else { return };
+    let everything = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let (_proxy, url) = listen(&["--", "node", everything.to_str().unwrap(), "stdio"]);
+    let sid = open_session(&url);
+    let get = http()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "trigger-long-running-operation", "arguments": {"duration": 0.4, "steps": 4},
+        "_meta": {"progressToken": "tok-5"}}});
+    let r = post(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call.to_string(),
+    );
+    assert_eq!(r.status(), 200);
+    let body = r.text().unwrap();
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    let progress = events
+        .iter()
+        .filter(|e| {
+            e["method"] == "notifications/progress" && e["params"]["progressToken"] == "tok-5"
+        })
+        .count();
+    assert!(progress >= 3, "{events:?}");
+    assert_eq!(events.last().unwrap()["id"], 5, "{events:?}");
+    assert!(
+        events.last().unwrap()["result"]["isError"] != true,
+        "{events:?}"
+    );
+    drop(get);
+}

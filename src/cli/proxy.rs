@@ -16,6 +16,7 @@ use toolschema::mcp::proxy::{ClientSide, ProxyConfig, ServerSide};
 ///                             same allow-lists, limits, status codes); each MCP session
 ///                             gets its own COMMAND child, started at initialize and ended
 ///                             with the session; stateless 2026-07-28 requests share one
+///                             pooled child
 ///   --upstream URL            forward to a remote Streamable HTTP server (http:// only, no
 ///                             TLS) instead of starting COMMAND
 /// e.g. toolschema proxy --listen 127.0.0.1:0 -- npx @modelcontextprotocol/server-filesystem /tmp

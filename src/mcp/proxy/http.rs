@@ -19,7 +19,7 @@ use super::{Event, Peer, ProxyConfig};
 use crate::mcp::context::{Outgoing, Sink};
 use crate::mcp::http::client::{Delivery, Upstream, UpstreamOptions, parse_url};
 use crate::mcp::http::{Backend, Endpoint, HttpOptions};
-use crate::mcp::jsonrpc;
+use crate::mcp::jsonrpc::{self, Id};
 use hyper::Uri;
 use serde::Deserialize;
 use serde_json::Value;
@@ -486,13 +486,52 @@ impl Relay {
     }
 }
 
-/// A request's envelope: its id when it is a request (not a notification or response).
+/// A message's envelope: id, method, and the progress token a request asks for (in
+/// `_meta`) or a progress notification carries.
 #[derive(Deserialize)]
 struct Head {
     #[serde(default)]
     id: Option<Value>,
     #[serde(default)]
-    method: Option<serde::de::IgnoredAny>,
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<HeadParams>,
+}
+
+#[derive(Deserialize)]
+struct HeadParams {
+    #[serde(default, rename = "progressToken")]
+    progress_token: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<HeadMeta>,
+}
+
+#[derive(Deserialize)]
+struct HeadMeta {
+    #[serde(default, rename = "progressToken")]
+    progress_token: Option<Value>,
+}
+
+impl Head {
+    /// The token a request asks progress for.
+    fn requested_token(&self) -> Option<String> {
+        let token = self
+            .params
+            .as_ref()?
+            .meta
+            .as_ref()?
+            .progress_token
+            .as_ref()?;
+        Some(token.to_string())
+    }
+
+    /// The token of a progress notification.
+    fn progress_token(&self) -> Option<String> {
+        if self.method.as_deref() != Some("notifications/progress") {
+            return None;
+        }
+        Some(self.params.as_ref()?.progress_token.as_ref()?.to_string())
+    }
 }
 
 fn head(text: &str) -> Option<Head> {
@@ -504,9 +543,14 @@ fn head(text: &str) -> Option<Head> {
 
 /// The requests of one HTTP session still waiting for their answer, so that a server that
 /// dies does not leave them waiting for ever.
+/// Their progress tokens lead the server's progress notifications to the request's own
+/// stream.
 struct Requests {
     sink: Sink,
-    waiting: Mutex<HashMap<String, Value>>,
+    /// By serialized id: the id, and the progress token the request asked for.
+    waiting: Mutex<HashMap<String, (Value, Option<String>)>>,
+    /// Progress tokens of waiting requests, to their id.
+    tokens: Mutex<HashMap<String, Id>>,
     dead: AtomicBool,
 }
 
@@ -515,14 +559,35 @@ impl Requests {
         Requests {
             sink,
             waiting: Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
             dead: AtomicBool::new(false),
+        }
+    }
+
+    fn wait_for(&self, head: &Head) {
+        let Some(id) = &head.id else { return };
+        let token = head.requested_token();
+        if let Some(t) = &token
+            && let Some(rid) = serde_json::value::to_raw_value(id)
+                .ok()
+                .and_then(|raw| Id::parse(&raw))
+        {
+            lock(&self.tokens).insert(t.clone(), rid);
+        }
+        lock(&self.waiting).insert(id.to_string(), (id.clone(), token));
+    }
+
+    fn answered(&self, id: &Value) {
+        if let Some((_, Some(token))) = lock(&self.waiting).remove(&id.to_string()) {
+            lock(&self.tokens).remove(&token);
         }
     }
 
     /// Answers every waiting request with an error: the server is gone.
     fn fail_all(&self, why: &str) {
         self.dead.store(true, Ordering::SeqCst);
-        let waiting: Vec<Value> = lock(&self.waiting).drain().map(|(_, id)| id).collect();
+        lock(&self.tokens).clear();
+        let waiting: Vec<Value> = lock(&self.waiting).drain().map(|(_, (id, _))| id).collect();
         for id in waiting {
             let answer = jsonrpc::error(&id, jsonrpc::INTERNAL_ERROR, why);
             (self.sink)(answer.to_string(), Outgoing::Answer, None);
@@ -557,12 +622,23 @@ impl Write for ToHttpClient {
             let Ok(text) = String::from_utf8(line) else {
                 continue;
             };
-            if let Some(Head {
-                id: Some(id),
-                method: None,
-            }) = head(&text)
-            {
-                lock(&self.requests.waiting).remove(&id.to_string());
+            let Some(h) = head(&text) else {
+                (self.requests.sink)(text, Outgoing::Answer, None);
+                continue;
+            };
+            match (&h.id, &h.method) {
+                (Some(id), None) => self.requests.answered(id),
+                (None, Some(_)) => {
+                    // Progress goes on the stream of the request that asked for it.
+                    let related = h
+                        .progress_token()
+                        .and_then(|t| lock(&self.requests.tokens).get(&t).cloned());
+                    if let Some(id) = related {
+                        (self.requests.sink)(text, Outgoing::Notification, Some(&id));
+                        continue;
+                    }
+                }
+                _ => {}
             }
             (self.requests.sink)(text, Outgoing::Answer, None);
         }
@@ -585,16 +661,16 @@ const SERVER_GONE: &str = "the MCP server behind the proxy has exited";
 
 impl Backend for SessionBackend {
     fn handle(&self, message: &str) {
-        let request = head(message).and_then(|h| h.method.and(h.id));
+        let request = head(message).filter(|h| h.method.is_some() && h.id.is_some());
         if self.relay.is_gone() || self.requests.dead.load(Ordering::SeqCst) {
-            if let Some(id) = request {
+            if let Some(id) = request.and_then(|h| h.id) {
                 let answer = jsonrpc::error(&id, jsonrpc::INTERNAL_ERROR, SERVER_GONE);
                 (self.requests.sink)(answer.to_string(), Outgoing::Answer, None);
             }
             return;
         }
-        if let Some(id) = request {
-            lock(&self.requests.waiting).insert(id.to_string(), id);
+        if let Some(h) = &request {
+            self.requests.wait_for(h);
         }
         self.relay.shared.client_message(message);
     }
