@@ -456,8 +456,10 @@ fn ts_client_on_stdio_through_upstream_to_everything_over_http() {
     );
 }
 
-/// The Python SDK on stdio through `--upstream`, and over HTTP through `--listen` and
-/// `--upstream` together: listing, calls with structured output, a refused call.
+/// The Python SDK on stdio through `--upstream`, over HTTP through `--listen` and
+/// `--upstream` together, and over HTTP through `--listen` in front of the same server on
+/// stdio: listing, calls with structured output, a refused call, and the server's
+/// sampling request relayed to the client and its answer back.
 #[test]
 fn python_sdk_through_upstream_and_through_listen_plus_upstream() {
     let (Some(dir), Some(python)) = (node_dir(), python()) else {
@@ -469,6 +471,7 @@ fn python_sdk_through_upstream_and_through_listen_plus_upstream() {
         {"name": "echo", "arguments": {"message": 5}},
         {"name": "get-structured-content", "arguments": {"location": "New York"}},
         {"name": "trigger-long-running-operation", "arguments": {"duration": 0.3, "steps": 3}},
+        {"name": "trigger-sampling-request", "arguments": {"prompt": "2+2?", "maxTokens": 10}},
     ]);
     let check = |lines: &[Value]| {
         let tools = lines[1]["tools"].as_array().expect("tools");
@@ -489,12 +492,21 @@ fn python_sdk_through_upstream_and_through_listen_plus_upstream() {
             long["result"]["isError"] != true && long.get("error").is_none(),
             "{long}"
         );
+        let sampled = outcome(lines, "trigger-sampling-request", 0);
+        assert!(
+            text_of(&sampled["result"]).contains("sampled-by-python"),
+            "{sampled}"
+        );
     };
     let stdio = python_client(&python, &[BIN, "proxy", "--upstream", &upstream], &calls);
     check(&stdio);
     let (_proxy, url) = listen(&["--upstream", &upstream]);
     let both = python_client(&python, &[&url], &calls);
     check(&both);
+    let everything = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let (_child_proxy, url) = listen(&["--", "node", everything.to_str().unwrap(), "stdio"]);
+    let child = python_client(&python, &[&url], &calls);
+    check(&child);
 }
 
 // ---- hostile HTTP ----

@@ -5,19 +5,27 @@ usage: python_http_client.py URL CALLS_JSON
        python_http_client.py --stdio CALLS_JSON COMMAND [ARGS...]
 
 CALLS_JSON is an array of {"name", "arguments"}. Prints one JSON line per fact: the
-negotiated version, the tools listed, then each call's result (or error).
+negotiated version, the tools listed, then each call's result (or error). Sampling
+requests from the server are answered with the text "sampled-by-python".
 """
 import asyncio
 import json
 import sys
 
+import mcp_types as types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
+async def sampling(context, params):
+    """Answers the server's sampling requests (relayed by the proxy) with a fixed text."""
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text="sampled-by-python"), model="py")
+
+
 async def drive(read, write, calls):
-    async with ClientSession(read, write) as session:
+    async with ClientSession(read, write, sampling_callback=sampling) as session:
         init = await session.initialize()
         print(json.dumps({"version": init.protocol_version}), flush=True)
         tools = await session.list_tools()
