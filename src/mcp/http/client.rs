@@ -609,9 +609,13 @@ fn open_get_stream(state: &Arc<State>) {
             let mut body = resp.into_body();
             let mut events = Vec::new();
             loop {
-                let Some(frame) = body.frame().await else {
-                    break;
+                // Quiet for long is fine; a closed client stops listening within a second.
+                let frame = match tokio::time::timeout(Duration::from_secs(1), body.frame()).await {
+                    Err(_) if state.closed.load(Ordering::SeqCst) => return,
+                    Err(_) => continue,
+                    Ok(f) => f,
                 };
+                let Some(frame) = frame else { break };
                 let Ok(frame) = frame else { break };
                 let Ok(data) = frame.into_data() else {
                     continue;

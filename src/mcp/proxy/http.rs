@@ -486,6 +486,17 @@ impl Relay {
     }
 }
 
+/// Runs `f`, which may block writing to a server's input, without stalling the other
+/// tasks of the runtime worker it is called on.
+fn off_worker<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
 /// A message's envelope: id, method, and the progress token a request asks for (in
 /// `_meta`) or a progress notification carries.
 #[derive(Deserialize)]
@@ -672,7 +683,7 @@ impl Backend for SessionBackend {
         if let Some(h) = &request {
             self.requests.wait_for(h);
         }
-        self.relay.shared.client_message(message);
+        off_worker(|| self.relay.shared.client_message(message));
     }
 
     fn finish(&self, grace: Duration) {
@@ -836,7 +847,7 @@ impl Backend for PooledRequest {
         if let Some(obj) = value.as_object_mut() {
             obj.insert("id".into(), Value::from(ours));
         }
-        self.pool.backend.shared.client_message(&value.to_string());
+        off_worker(|| self.pool.backend.shared.client_message(&value.to_string()));
     }
 
     /// The client closed the stream: a request still waiting is cancelled.

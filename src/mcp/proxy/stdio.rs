@@ -83,13 +83,11 @@ impl Shared {
     }
 
     /// One whole message from the client (an HTTP body): decided, carried out, flushed.
-    /// (Decided and carried out under the contract's lock, so concurrent posts reach the
-    /// server in the order they were decided.)
+    /// (The contract's lock is not held while writing, as on stdio: a server blocked on
+    /// its full output pipe must not wait for it while the proxy waits on its input.)
     pub(super) fn client_message(&self, text: &str) {
-        let mut contract = lock(&self.contract);
-        let actions = contract.from_client_text(text);
+        let actions = lock(&self.contract).from_client_text(text);
         self.carry_out(Peer::Client, text.as_bytes(), actions);
-        drop(contract);
         self.flush(Peer::Server);
     }
 
