@@ -713,12 +713,37 @@ fn children(proxy: &Running) -> Vec<u32> {
     found
 }
 
-/// A stateless 2026-07-28 request needs no session: the proxy's pooled server answers it
-/// under the client's own id, even when two clients use the same id at once, and still
-/// refuses invalid calls.
+/// `toolschema serve --http 127.0.0.1:0`; its endpoint URL.
+fn serve_http() -> (Running, String) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = Stderr::collect(child.stderr.take().unwrap());
+    let line = stderr.wait_for("http://", Duration::from_secs(20));
+    let running = Running { child, stderr };
+    let line = line.expect("serve --http did not start");
+    let url = line[line.find("http://").unwrap()..].trim().to_string();
+    (running, url)
+}
+
+/// A stateless 2026-07-28 request needs no session: the proxy's pooled server (a stdio
+/// child, or the upstream) answers it under the client's own id, even when clients use
+/// the same id at once, and invalid calls are still refused.
 #[test]
 fn stateless_requests_share_a_pooled_server_without_mixing_ids() {
     let (_proxy, url) = listen(&["--", BIN, "serve"]);
+    stateless_checks(&url);
+    let (_serve, upstream) = serve_http();
+    let (_proxy, url) = listen(&["--upstream", &upstream]);
+    stateless_checks(&url);
+}
+
+fn stateless_checks(url: &str) {
+    let url = url.to_string();
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {}});
@@ -1114,18 +1139,7 @@ fn a_misbehaving_or_dead_upstream_yields_errors_not_hangs() {
 /// `Mcp-Method` and `Mcp-Name` from the body) both work, and invalid calls are refused.
 #[test]
 fn upstream_serve_http_in_both_eras() {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = Stderr::collect(child.stderr.take().unwrap());
-    let line = stderr.wait_for("http://", Duration::from_secs(20));
-    let _serve = Running { child, stderr };
-    let line = line.expect("serve --http did not start");
-    let url = line[line.find("http://").unwrap()..].trim().to_string();
+    let (_serve, url) = serve_http();
 
     let mut proxy = StdioProxy::start(&["--upstream", &url]);
     // 2026-07-28 first: no session.
