@@ -85,6 +85,7 @@ impl Shared {
     /// One whole message from the client (an HTTP body): decided, carried out, flushed.
     /// (The contract's lock is not held while writing, as on stdio: a server blocked on
     /// its full output pipe must not wait for it while the proxy waits on its input.)
+    #[cfg(feature = "http")]
     pub(super) fn client_message(&self, text: &str) {
         let actions = lock(&self.contract).from_client_text(text);
         self.carry_out(Peer::Client, text.as_bytes(), actions);
@@ -93,6 +94,7 @@ impl Shared {
 
     /// One whole message from the server (an HTTP answer or SSE event): decided, carried
     /// out, flushed.
+    #[cfg(feature = "http")]
     pub(super) fn server_message(&self, text: &str) {
         let mut contract = lock(&self.contract);
         let actions = contract.from_server_text(text);
