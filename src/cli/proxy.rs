@@ -1,19 +1,33 @@
-//! `toolschema proxy`: a contract-checking MCP proxy on stdio (the proxy itself is
-//! `toolschema::mcp::proxy`).
+//! `toolschema proxy`: a contract-checking MCP proxy on stdio or Streamable HTTP (the proxy
+//! itself is `toolschema::mcp::proxy`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 use toolschema::mcp::contract::OutputPolicy;
-use toolschema::mcp::proxy::ProxyConfig;
+use toolschema::mcp::http::HttpOptions;
+use toolschema::mcp::proxy::{ClientSide, ProxyConfig, ServerSide};
 
 /// Put toolschema in front of an MCP server: start COMMAND, relay MCP on stdio both ways,
 /// check every call's arguments and every result against the tools' schemas.
+///
+/// Either side may be Streamable HTTP instead of stdio:
+///   --listen 127.0.0.1:8080   serve clients at http://127.0.0.1:8080/mcp (as serve --http:
+///                             same allow-lists, limits, status codes); each MCP session
+///                             gets its own COMMAND child, started at initialize and ended
+///                             with the session; stateless 2026-07-28 requests share one
+///                             pooled child
+///   --upstream URL            forward to a remote Streamable HTTP server (http:// only, no
+///                             TLS) instead of starting COMMAND
+/// e.g. toolschema proxy --listen 127.0.0.1:0 -- npx @modelcontextprotocol/server-filesystem /tmp
+///      toolschema proxy --upstream http://127.0.0.1:3001/mcp
 ///
 /// Tool schemas that declare draft-04/06/07 or 2019-09 are shown to the client as 2020-12;
 /// invalid calls are refused before they reach the server; results that break their output
 /// schema become an isError result (see --on-bad-output).
 ///
-/// Exit status: the server's; 2 usage error.
+/// Exit status: the server's (stdio); 0 after --upstream's client leaves or --listen's
+/// SIGINT/SIGTERM; 2 usage error or a server that cannot start.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -38,8 +52,38 @@ pub struct Args {
     /// The largest message accepted from the server, in bytes (default 64 MiB)
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_server_message_bytes: Option<u64>,
-    /// The server command and its arguments, after `--`
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    /// Serve clients over Streamable HTTP on HOST:PORT (endpoint /mcp; port 0 picks a
+    /// free port, printed on stderr) instead of stdio
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// Forward to this Streamable HTTP server (http://HOST:PORT/PATH) instead of COMMAND
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
+    /// With --upstream: seconds allowed to connect, for each answer's headers, and of
+    /// silence on an answer's SSE stream (default 60)
+    #[arg(long, value_name = "SECONDS", requires = "upstream", value_parser = clap::value_parser!(u64).range(1..))]
+    upstream_timeout: Option<u64>,
+    /// With --listen: also allow this Host header name (repeatable; `*` allows any)
+    #[arg(long, value_name = "HOST", requires = "listen")]
+    allow_host: Vec<String>,
+    /// With --listen: also allow this Origin, e.g. https://app.example.com (repeatable)
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    allow_origin: Vec<String>,
+    /// With --listen: the largest request body (default 4 MiB)
+    #[arg(long, value_name = "BYTES", requires = "listen")]
+    max_body_bytes: Option<usize>,
+    /// With --listen: the most sessions (each with its own server child) at once (default 64)
+    #[arg(long, value_name = "N", requires = "listen")]
+    max_sessions: Option<usize>,
+    /// With --listen: the most SSE streams per session (default 32)
+    #[arg(long, value_name = "N", requires = "listen")]
+    max_streams: Option<usize>,
+    /// The server command and its arguments, after `--` (unless --upstream)
+    #[arg(
+        last = true,
+        required_unless_present = "upstream",
+        value_name = "COMMAND"
+    )]
     command: Vec<OsString>,
 }
 
@@ -59,6 +103,35 @@ pub fn run(args: Args) -> u8 {
     if let Some(n) = args.max_server_message_bytes {
         config.max_server_message_bytes = usize::try_from(n).unwrap_or(usize::MAX);
     }
-    let code = toolschema::mcp::proxy::run_stdio(&config, &args.command);
+    if let Some(s) = args.upstream_timeout {
+        config.upstream_timeout = Duration::from_secs(s);
+    }
+    let client = match args.listen {
+        None => ClientSide::Stdio,
+        Some(addr) => {
+            let mut options = HttpOptions::new();
+            for h in &args.allow_host {
+                options = options.allow_host(h);
+            }
+            for o in &args.allow_origin {
+                options = options.allow_origin(o);
+            }
+            if let Some(n) = args.max_body_bytes {
+                options = options.max_body_bytes(n);
+            }
+            if let Some(n) = args.max_sessions {
+                options = options.max_sessions(n);
+            }
+            if let Some(n) = args.max_streams {
+                options = options.max_streams(n);
+            }
+            ClientSide::Listen { addr, options }
+        }
+    };
+    let server = match args.upstream {
+        Some(url) => ServerSide::Upstream(url),
+        None => ServerSide::Command(args.command),
+    };
+    let code = toolschema::mcp::proxy::run(&config, client, server);
     u8::try_from(code).unwrap_or(1)
 }

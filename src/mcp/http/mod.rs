@@ -37,8 +37,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod client;
 mod routes;
 mod service;
+
+pub(crate) use routes::{Backend, Endpoint};
 
 use super::Server;
 use std::io;
@@ -250,9 +253,27 @@ impl HttpServer {
             .enable_all()
             .thread_name("mcp-http")
             .build()?;
-        let shared = Arc::new(service::Shared::new(self.server, self.options));
+        let shared = Arc::new(service::Shared::new(Arc::new(self.server), self.options));
         runtime.block_on(service::accept_loop(self.listener, shared))
     }
+}
+
+/// Serves `endpoint` (the contract proxy's sessions) on `listener` until `shutdown`
+/// resolves, then ends every session, giving each `grace`.
+pub(crate) async fn serve_endpoint(
+    listener: std::net::TcpListener,
+    endpoint: Arc<dyn Endpoint>,
+    options: HttpOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+    grace: Duration,
+) -> io::Result<()> {
+    let shared = Arc::new(service::Shared::new(endpoint, options));
+    let accept = tokio::spawn(service::accept_loop(listener, Arc::clone(&shared)));
+    shutdown.await;
+    accept.abort();
+    tokio::task::spawn_blocking(move || shared.end_all(grace))
+        .await
+        .map_err(io::Error::other)
 }
 
 impl Server {

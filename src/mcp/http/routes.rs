@@ -1,29 +1,79 @@
 //! A session's streams: which stream each outgoing message goes on, the replay buffers, and
 //! the SSE body that reads a stream.
 
-use super::super::context::Outgoing;
+use super::super::context::{Outgoing, Sink};
 use super::super::jsonrpc::Id;
 use super::super::server::Connection;
 use super::super::{ProtocolVersion, Server};
 use bytes::Bytes;
 use hyper::body::{Body, Frame};
+use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+/// What answers one session's messages: a [`Server`]'s [`Connection`], or the contract
+/// proxy's relay to a server behind it.
+pub(crate) trait Backend: Send + Sync {
+    /// Takes one message (or batch) from the client.
+    fn handle(&self, message: &str);
+    /// Ends the session; what runs gets `grace` to finish.
+    fn finish(&self, grace: Duration);
+}
+
+impl Backend for Connection {
+    fn handle(&self, message: &str) {
+        Connection::handle(self, message);
+    }
+
+    fn finish(&self, grace: Duration) {
+        Connection::finish(self, grace);
+    }
+}
+
+/// What the endpoint serves: one [`Backend`] per session (and per 2026-07-28 request).
+pub(crate) trait Endpoint: Send + Sync {
+    /// A backend whose outgoing messages go to `sink`; an error (the operator's words) when
+    /// none can be had, e.g. a server process that does not start.
+    fn connect(&self, sink: Sink, stateless: bool) -> Result<Box<dyn Backend>, String>;
+
+    /// A tool's input schema, for the 2026-07-28 `Mcp-Param-*` header check; `None` when
+    /// unknown (then nothing is checked).
+    fn input_schema(&self, tool: &str) -> Option<Cow<'_, Value>>;
+
+    /// True when messages related to no open request must not be dropped while no GET
+    /// stream is open: they go on the newest open request stream, or wait for the GET
+    /// stream (a relay cannot tell which request a server's notification belongs to).
+    fn keeps_unrelated(&self) -> bool {
+        false
+    }
+}
+
+impl Endpoint for Server {
+    fn connect(&self, sink: Sink, _stateless: bool) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(self.connect_sink(sink)))
+    }
+
+    fn input_schema(&self, tool: &str) -> Option<Cow<'_, Value>> {
+        self.tool(tool).map(|t| Cow::Borrowed(t.input_json()))
+    }
+}
+
 /// A session (handshake eras) or the one-request context of a 2026-07-28 request: one
-/// [`Connection`] and the streams its messages go on.
+/// [`Backend`] and the streams its messages go on.
 pub(crate) struct HttpSession {
-    pub(crate) conn: Connection,
+    pub(crate) conn: Box<dyn Backend>,
     pub(crate) routes: Mutex<Routes>,
     /// Stateless (2026-07-28): closing the stream cancels the request.
     pub(crate) stateless: bool,
     pub(crate) last_used: Mutex<Instant>,
     replay_events: usize,
+    keep_unrelated: bool,
 }
 
 #[derive(Default)]
@@ -63,22 +113,33 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    pub(crate) fn new(server: &Server, stateless: bool, replay_events: usize) -> Arc<HttpSession> {
-        Arc::new_cyclic(|weak: &Weak<HttpSession>| {
-            let weak = weak.clone();
-            let conn = server.connect_sink(Arc::new(move |line, kind, related| {
-                if let Some(session) = weak.upgrade() {
+    pub(crate) fn new(
+        endpoint: &dyn Endpoint,
+        stateless: bool,
+        replay_events: usize,
+    ) -> Result<Arc<HttpSession>, String> {
+        // The sink reaches the session once it exists; a backend says nothing before its
+        // first message.
+        let slot: Arc<OnceLock<Weak<HttpSession>>> = Arc::default();
+        let target = Arc::clone(&slot);
+        let conn = endpoint.connect(
+            Arc::new(move |line, kind, related| {
+                if let Some(session) = target.get().and_then(Weak::upgrade) {
                     session.deliver(line, kind, related);
                 }
-            }));
-            HttpSession {
-                conn,
-                routes: Mutex::new(Routes::default()),
-                stateless,
-                last_used: Mutex::new(Instant::now()),
-                replay_events,
-            }
-        })
+            }),
+            stateless,
+        )?;
+        let session = Arc::new(HttpSession {
+            conn,
+            routes: Mutex::new(Routes::default()),
+            stateless,
+            last_used: Mutex::new(Instant::now()),
+            replay_events,
+            keep_unrelated: endpoint.keeps_unrelated(),
+        });
+        let _ = slot.set(Arc::downgrade(&session));
+        Ok(session)
     }
 
     /// Opens a stream for the requests with these id keys (several for a batch).
@@ -234,8 +295,17 @@ impl HttpSession {
             Some(&no) => no,
             // Not related to a request still open (a task's status, a request of a call
             // that runs as a task): the GET stream carries it, but never a response.
-            None => match routes.standalone {
+            None => match Some(routes.standalone).flatten() {
                 Some(no) if !answer => no,
+                None if !answer && self.keep_unrelated => match newest_live(&routes) {
+                    Some(no) => no,
+                    None => {
+                        drop(routes);
+                        let no = self.standalone_stream();
+                        routes = lock(&self.routes);
+                        no
+                    }
+                },
                 _ => return,
             },
         };
@@ -278,6 +348,16 @@ impl HttpSession {
             w.wake();
         }
     }
+}
+
+/// The newest request stream still waiting for its answer, read as SSE.
+fn newest_live(routes: &Routes) -> Option<u64> {
+    routes
+        .streams
+        .iter()
+        .filter(|(_, s)| !s.done && !s.standalone && s.json.is_none())
+        .map(|(no, _)| *no)
+        .max()
 }
 
 fn remove_stream(routes: &mut Routes, no: u64) {

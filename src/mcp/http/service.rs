@@ -1,9 +1,9 @@
 //! The endpoint: header checks, sessions, and the POST, GET and DELETE methods.
 
+use super::super::ProtocolVersion;
 use super::super::jsonrpc::{self, Id};
-use super::super::{ProtocolVersion, Server};
 use super::HttpOptions;
-use super::routes::{HttpSession, SseBody, lock};
+use super::routes::{Endpoint, HttpSession, SseBody, lock};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
@@ -28,18 +28,28 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const HEADER_MISMATCH: i64 = -32020;
 
 pub(crate) struct Shared {
-    server: Server,
+    endpoint: Arc<dyn Endpoint>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
 
 impl Shared {
-    pub(crate) fn new(server: Server, options: HttpOptions) -> Shared {
+    pub(crate) fn new(endpoint: Arc<dyn Endpoint>, options: HttpOptions) -> Shared {
         Shared {
-            server,
+            endpoint,
             options,
             sessions: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Ends every session (their running work gets `grace`), e.g. at shutdown.
+    pub(crate) fn end_all(&self, grace: Duration) {
+        let all: Vec<Arc<HttpSession>> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        std::thread::scope(|scope| {
+            for s in &all {
+                scope.spawn(move || s.close(grace));
+            }
+        });
     }
 
     /// Ends the sessions idle past the timeout (none of whose streams is being read); true
@@ -445,10 +455,10 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
                     "server busy: too many sessions",
                 );
             }
-            (
-                HttpSession::new(&shared.server, false, options.replay_events),
-                true,
-            )
+            match HttpSession::new(&*shared.endpoint, false, options.replay_events) {
+                Ok(s) => (s, true),
+                Err(why) => return backend_failed(&why),
+            }
         }
         None => {
             return rpc_error(
@@ -468,7 +478,10 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
     }
     let stream = session.open_stream(vec![key]);
     session.conn.handle(text);
-    let mut reply = answer(shared, &session, stream, wants_json, wants_sse, false).await;
+    // The session id goes in the headers of the handshake's answer, so a backend that
+    // answers later (the proxy's server) is waited for, as JSON when the client takes it.
+    let sse = wants_sse && !(created && wants_json);
+    let mut reply = answer(shared, &session, stream, wants_json, sse, false).await;
     if created {
         let id = new_session_id();
         let negotiated = lock(&session.routes).version;
@@ -478,9 +491,22 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
                 reply.headers_mut().insert(SESSION_HEADER, v);
             }
             lock(&shared.sessions).insert(id, session);
+        } else {
+            end_session(session);
         }
     }
     reply
+}
+
+/// No backend for a new session (a server process that does not start): 500, with the
+/// reason on stderr only.
+fn backend_failed(why: &str) -> Reply {
+    eprintln!("toolschema mcp http: cannot open a session: {why}");
+    rpc_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        jsonrpc::INTERNAL_ERROR,
+        "internal error: the session could not be opened",
+    )
 }
 
 fn session_not_found() -> Reply {
@@ -636,13 +662,16 @@ async fn post_stateless(
             }
             None => return mismatch("the Mcp-Name header is required for tools/call".into()),
         }
-        if let Some(tool) = body_name.and_then(|n| shared.server.tool(n))
-            && let Err(what) = check_param_headers(headers, tool.input_json(), params)
+        if let Some(schema) = body_name.and_then(|n| shared.endpoint.input_schema(n))
+            && let Err(what) = check_param_headers(headers, &schema, params)
         {
             return mismatch(what);
         }
     }
-    let session = HttpSession::new(&shared.server, true, shared.options.replay_events);
+    let session = match HttpSession::new(&*shared.endpoint, true, shared.options.replay_events) {
+        Ok(s) => s,
+        Err(why) => return backend_failed(&why),
+    };
     lock(&session.routes).version = version.as_str().and_then(ProtocolVersion::parse);
     let stream = session.open_stream(vec![key.to_string()]);
     session.conn.handle(text);

@@ -1,6 +1,8 @@
 //! A contract-checking MCP proxy: [`Contract`] decides, message by message, what a proxy in
 //! front of any MCP server forwards, rewrites, answers itself or reports; [`run_stdio`]
-//! drives it between a client on stdio and a server child process (`toolschema proxy`).
+//! drives it between a client on stdio and a server child process (`toolschema proxy`),
+//! and, with the `http` feature, `run` over Streamable HTTP on either side
+//! (`--listen`, `--upstream`).
 //!
 //! Everything passes unchanged except:
 //! - `tools/list` results (every page, and again after `notifications/tools/list_changed`):
@@ -50,9 +52,13 @@
 mod dialect;
 mod fast;
 mod head;
+#[cfg(feature = "http")]
+mod http;
 mod stdio;
 
 pub use head::MessageHead;
+#[cfg(feature = "http")]
+pub use http::{ClientSide, ServerSide, run};
 pub use stdio::{ProxyConfig, run_stdio};
 
 use super::contract::{

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use std::time::{Duration, Instant, SystemTime};
@@ -29,6 +29,9 @@ pub struct ProxyConfig {
     /// How long the server may take to exit once the client closed stdin before it is
     /// killed (default 5 s).
     pub shutdown_grace: Duration,
+    /// With an upstream server over HTTP: how long connecting and each answer's headers
+    /// (and a JSON body) may take, and how long an SSE stream may stay silent (default 60 s).
+    pub upstream_timeout: Duration,
 }
 
 impl Default for ProxyConfig {
@@ -39,24 +42,83 @@ impl Default for ProxyConfig {
             max_server_message_bytes: 64 << 20,
             log: None,
             shutdown_grace: Duration::from_secs(5),
+            upstream_timeout: Duration::from_secs(60),
         }
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-struct Shared {
-    contract: Mutex<Contract>,
+/// The audit log, shared by every session of a proxy.
+pub(super) type AuditLog = Option<Arc<Mutex<std::fs::File>>>;
+
+/// One client–server session of the proxy: its [`Contract`] and the two sides' writers
+/// (stdio or a server process; or, with the `http` feature, an HTTP session or upstream).
+pub(super) struct Shared {
+    pub(super) contract: Mutex<Contract>,
     to_client: Mutex<BufWriter<Box<dyn Write + Send>>>,
-    /// `None` once the client closed stdin (the server's stdin is closed with it).
-    to_server: Mutex<Option<BufWriter<ChildStdin>>>,
-    log: Option<Mutex<std::fs::File>>,
+    /// `None` once the client is gone (the server's input is closed with it).
+    to_server: Mutex<Option<BufWriter<Box<dyn Write + Send>>>>,
+    log: AuditLog,
     server_write_failed: AtomicBool,
 }
 
 impl Shared {
+    pub(super) fn new(
+        contract: ContractOptions,
+        to_client: Box<dyn Write + Send>,
+        to_server: Box<dyn Write + Send>,
+        log: AuditLog,
+        buffer: usize,
+    ) -> Shared {
+        Shared {
+            contract: Mutex::new(Contract::new(contract)),
+            to_client: Mutex::new(BufWriter::with_capacity(buffer, to_client)),
+            to_server: Mutex::new(Some(BufWriter::with_capacity(buffer, to_server))),
+            log,
+            server_write_failed: AtomicBool::new(false),
+        }
+    }
+
+    /// One whole message from the client (an HTTP body): decided, carried out, flushed.
+    /// (The contract's lock is not held while writing, as on stdio: a server blocked on
+    /// its full output pipe must not wait for it while the proxy waits on its input.)
+    #[cfg(feature = "http")]
+    pub(super) fn client_message(&self, text: &str) {
+        let actions = lock(&self.contract).from_client_text(text);
+        self.carry_out(Peer::Client, text.as_bytes(), actions);
+        self.flush(Peer::Server);
+    }
+
+    /// One whole message from the server (an HTTP answer or SSE event): decided, carried
+    /// out, flushed.
+    #[cfg(feature = "http")]
+    pub(super) fn server_message(&self, text: &str) {
+        let mut contract = lock(&self.contract);
+        let actions = contract.from_server_text(text);
+        self.carry_out(Peer::Server, text.as_bytes(), actions);
+        drop(contract);
+        self.flush(Peer::Client);
+        self.flush(Peer::Server);
+    }
+
+    /// Closes the server's input (after flushing it): the client is gone.
+    pub(super) fn close_server(&self) {
+        if let Some(mut out) = lock(&self.to_server).take() {
+            let _ = out.flush();
+        }
+    }
+
+    /// Waits up to `grace` for calls held for the proxy's own listing to go out.
+    pub(super) fn wait_held(&self, grace: Duration) {
+        let since = Instant::now();
+        while lock(&self.contract).is_holding() && since.elapsed() < grace {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
     fn write(&self, to: Peer, line: &[u8], flush: bool) {
         match to {
             Peer::Client => {
@@ -85,7 +147,7 @@ impl Shared {
         }
     }
 
-    fn flush(&self, to: Peer) {
+    pub(super) fn flush(&self, to: Peer) {
         match to {
             Peer::Client => {
                 let _ = lock(&self.to_client).flush();
@@ -101,7 +163,7 @@ impl Shared {
     /// Carries out the actions for a message that came from `from` (its bytes in
     /// `original`). Answers to the sender are flushed at once; whether anything waits
     /// unflushed for the other side is returned (the caller flushes before it reads again).
-    fn carry_out(&self, from: Peer, original: &[u8], actions: Vec<Action>) -> bool {
+    pub(super) fn carry_out(&self, from: Peer, original: &[u8], actions: Vec<Action>) -> bool {
         let other = match from {
             Peer::Client => Peer::Server,
             Peer::Server => Peer::Client,
@@ -123,7 +185,7 @@ impl Shared {
         unflushed
     }
 
-    fn report(&self, event: &Event) {
+    pub(super) fn report(&self, event: &Event) {
         let (text, audit) = match event {
             Event::RefusedCall(v) => (format!("refused call: {v}"), Some(v.to_json())),
             Event::BadOutput(v) => (format!("bad result: {v}"), Some(v.to_json())),
@@ -202,50 +264,19 @@ pub fn run_stdio(config: &ProxyConfig, command: &[OsString]) -> i32 {
         eprintln!("toolschema proxy: no server command given (after `--`)");
         return 2;
     };
-    let log = match &config.log {
-        None => None,
-        Some(path) => match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            Ok(f) => Some(Mutex::new(f)),
-            Err(e) => {
-                eprintln!(
-                    "toolschema proxy: cannot open the log {}: {e}",
-                    path.display()
-                );
-                return 2;
-            }
-        },
-    };
-    let mut child = match Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!(
-                "toolschema proxy: cannot start {}: {e}",
-                program.to_string_lossy()
-            );
-            return 2;
-        }
-    };
-    let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
-        let _ = child.kill();
+    let Ok(log) = open_log(config) else {
         return 2;
     };
-    let shared = Arc::new(Shared {
-        contract: Mutex::new(Contract::new(config.contract.clone())),
-        to_client: Mutex::new(BufWriter::with_capacity(WRITE_BUFFER, raw_stdout())),
-        to_server: Mutex::new(Some(BufWriter::with_capacity(WRITE_BUFFER, child_in))),
+    let Some((mut child, child_in, child_out)) = spawn_child(program, args) else {
+        return 2;
+    };
+    let shared = Arc::new(Shared::new(
+        config.contract.clone(),
+        raw_stdout(),
+        Box::new(child_in),
         log,
-        server_write_failed: AtomicBool::new(false),
-    });
+        WRITE_BUFFER,
+    ));
     let client_closed = Arc::new(AtomicBool::new(false));
 
     // Client → server.
@@ -257,16 +288,11 @@ pub fn run_stdio(config: &ProxyConfig, command: &[OsString]) -> i32 {
         let spawned = std::thread::Builder::new()
             .name("proxy-client".into())
             .spawn(move || {
-                relay_client(&shared, max);
+                relay_client(&shared, max, raw_stdin());
                 // Calls held for the proxy's own listing still go to the server.
-                let since = Instant::now();
-                while lock(&shared.contract).is_holding() && since.elapsed() < grace {
-                    std::thread::sleep(Duration::from_millis(2));
-                }
+                shared.wait_held(grace);
                 // Closing the server's stdin asks it to exit.
-                if let Some(mut out) = lock(&shared.to_server).take() {
-                    let _ = out.flush();
-                }
+                shared.close_server();
                 closed.store(true, Ordering::SeqCst);
             });
         if spawned.is_err() {
@@ -298,8 +324,61 @@ pub fn run_stdio(config: &ProxyConfig, command: &[OsString]) -> i32 {
     code
 }
 
+/// Opens the audit log for appending; `Err` (reported) when it cannot be.
+pub(super) fn open_log(config: &ProxyConfig) -> Result<AuditLog, ()> {
+    match &config.log {
+        None => Ok(None),
+        Some(path) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            Ok(f) => Ok(Some(Arc::new(Mutex::new(f)))),
+            Err(e) => {
+                eprintln!(
+                    "toolschema proxy: cannot open the log {}: {e}",
+                    path.display()
+                );
+                Err(())
+            }
+        },
+    }
+}
+
+/// Starts the server command with piped stdin and stdout (stderr passed through); `None`
+/// (reported) when it cannot start.
+pub(super) fn spawn_child(
+    program: &OsString,
+    args: &[OsString],
+) -> Option<(Child, ChildStdin, ChildStdout)> {
+    let mut child = match Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "toolschema proxy: cannot start {}: {e}",
+                program.to_string_lossy()
+            );
+            return None;
+        }
+    };
+    match (child.stdin.take(), child.stdout.take()) {
+        (Some(i), Some(o)) => Some((child, i, o)),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            None
+        }
+    }
+}
+
 /// Waits for the child to exit; kills it once the client has been gone for `grace`.
-fn supervise(child: &mut Child, client_closed: &AtomicBool, grace: Duration) -> i32 {
+pub(super) fn supervise(child: &mut Child, client_closed: &AtomicBool, grace: Duration) -> i32 {
     let mut closed_at: Option<Instant> = None;
     loop {
         match child.try_wait() {
@@ -327,7 +406,7 @@ fn supervise(child: &mut Child, client_closed: &AtomicBool, grace: Duration) -> 
     }
 }
 
-fn exit_code(status: std::process::ExitStatus) -> i32 {
+pub(super) fn exit_code(status: std::process::ExitStatus) -> i32 {
     if let Some(code) = status.code() {
         return code;
     }
@@ -341,8 +420,9 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
     1
 }
 
-fn relay_client(shared: &Shared, max: usize) {
-    let mut reader = LineReader::new(raw_stdin());
+/// Relays the client's lines from `input` (stdin) until it ends.
+pub(super) fn relay_client(shared: &Shared, max: usize, input: impl io::Read) {
+    let mut reader = LineReader::new(input);
     let mut head = MessageHead::new();
     // Forwarded lines wait in the server's buffer until this thread would read again.
     let mut unflushed = false;
@@ -388,7 +468,8 @@ fn relay_client(shared: &Shared, max: usize) {
     }
 }
 
-fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
+/// Relays the server's lines from `child_out` until it ends.
+pub(super) fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
     let mut reader = LineReader::new(child_out);
     let mut head = MessageHead::new();
     // Forwarded lines wait in the client's buffer until this thread would read again.
@@ -442,7 +523,7 @@ fn relay_server(shared: &Shared, child_out: impl io::Read, max: usize) {
 
 /// This process's stdin and stdout as plain files (on Unix): the relay does its own
 /// buffering, so the standard handles' locks and line buffering are only overhead.
-fn raw_stdin() -> Box<dyn io::Read + Send> {
+pub(super) fn raw_stdin() -> Box<dyn io::Read + Send> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -453,7 +534,7 @@ fn raw_stdin() -> Box<dyn io::Read + Send> {
     Box::new(io::stdin())
 }
 
-fn raw_stdout() -> Box<dyn Write + Send> {
+pub(super) fn raw_stdout() -> Box<dyn Write + Send> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -465,7 +546,7 @@ fn raw_stdout() -> Box<dyn Write + Send> {
 }
 
 /// The writers' buffer: everything forwarded between two reads goes out in one `write`.
-const WRITE_BUFFER: usize = 256 << 10;
+pub(super) const WRITE_BUFFER: usize = 256 << 10;
 
 /// What [`LineReader::next`] found.
 enum Frame<'a> {
