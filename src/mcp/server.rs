@@ -1995,7 +1995,7 @@ fn parse_problem(e: &serde_json::Error) -> String {
     }
 }
 
-/// A `tools/call`'s params: the arguments as text (see [`Request::arguments`]), every
+/// A `tools/call`'s params: the arguments as text (see `Request::arguments`), every
 /// other member read as usual.
 struct ReadParams {
     rest: Map<String, Value>,
@@ -2053,7 +2053,7 @@ const NODE: usize = size_of::<Value>();
 const ENTRY: usize = size_of::<String>() + NODE + 16;
 
 /// The heap the `Value` read from the JSON text `text` will hold, estimated before it is
-/// read, for the memory bounds of calls: what [`estimate_bytes`] says of that `Value`
+/// read, for the memory bounds of calls: what `estimate_bytes` says of that `Value`
 /// (arrays grow as serde_json grows them; strings and keys counted at their length in the
 /// text, which is at least their length once unescaped). Text nested deeper than a
 /// `Value` can be read from is refused before one is built: its estimate is its length.
@@ -2072,10 +2072,11 @@ fn estimate_text_bytes(text: &str) -> usize {
             b,
             b'"' | b'[' | b'{' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
         );
-        if starts_value && !expect_key {
-            if let Some((false, items)) = open.last_mut() {
-                *items += 1;
-            }
+        if starts_value
+            && !expect_key
+            && let Some((false, items)) = open.last_mut()
+        {
+            *items += 1;
         }
         match b {
             b'"' => {
@@ -2121,7 +2122,7 @@ fn estimate_text_bytes(text: &str) -> usize {
     total
 }
 
-/// An estimate of the heap a parsed value holds: the reference [`estimate_text_bytes`] is
+/// An estimate of the heap a parsed value holds: the reference `estimate_text_bytes` is
 /// tested against.
 #[cfg(test)]
 fn estimate_bytes(value: &Value) -> usize {
