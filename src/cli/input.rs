@@ -59,7 +59,8 @@ impl Drop for Document {
     }
 }
 
-fn strip_bom(bytes: &[u8]) -> &[u8] {
+/// `bytes` without a leading UTF-8 byte-order mark.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
@@ -78,7 +79,23 @@ pub fn parse_json(bytes: &[u8]) -> Result<Document, String> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Ok(Document { value, deep: false }),
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => parse_deep(bytes),
-        Err(e) => Err(format!("malformed JSON: {e}")),
+        Err(e) => Err(malformed(bytes, &e)),
+    }
+}
+
+/// The message for malformed JSON text: what is wrong, its line and column and byte
+/// offset (within the line's text for JSON Lines), never the text itself.
+pub fn malformed_json(e: &toolschema::JsonError) -> String {
+    format!("malformed JSON: {e}")
+}
+
+/// The flat parser's account of text serde_json refused, so that every path words the
+/// same fault the same way; serde_json's own when the flat parser stops at its depth bound
+/// first (or, never expected, finds nothing wrong).
+fn malformed(bytes: &[u8], e: &serde_json::Error) -> String {
+    match toolschema::flat::Document::new().parse(bytes) {
+        Err(flat) if flat.kind != toolschema::JsonErrorKind::TooDeep => malformed_json(&flat),
+        _ => format!("malformed JSON: {e}"),
     }
 }
 

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
-use toolschema::Schema;
+use toolschema::{JsonErrorKind, JsonValidationError, Schema};
 
 /// Validate instances against a schema.
 ///
@@ -222,13 +222,17 @@ fn one_input(job: &Job, name: &str, args: &Args, jobs: usize, sink: &mut Sink) {
         Err(e) => return sink.unreadable(job, name, &format!("cannot read: {e}")),
     };
     let mut report = Report::default();
-    judge(
-        job,
-        name,
-        None,
-        input::parse_document(&bytes, syntax),
-        &mut report,
-    );
+    if syntax == Syntax::Yaml {
+        judge(
+            job,
+            name,
+            None,
+            input::parse_document(&bytes, syntax),
+            &mut report,
+        );
+    } else {
+        judge_json(job, name, None, input::strip_bom(&bytes), &mut report);
+    }
     sink.emit(report);
 }
 
@@ -302,13 +306,13 @@ fn lines(job: &Job, name: &str, reader: impl BufRead, args: &Args, jobs: usize, 
 fn judge_chunk(job: &Job, name: &str, chunk: Chunk) -> Report {
     let mut report = Report::default();
     for &(line, slot) in &chunk.slots {
-        let parsed = match slot {
-            Slot::Text(a, b) => input::parse_json(&chunk.data[a..b]),
-            Slot::TooLong(len) => Err(format!(
-                "line too long: {len} bytes, more than --max-line-bytes"
-            )),
-        };
-        judge(job, name, Some(line), parsed, &mut report);
+        match slot {
+            Slot::Text(a, b) => judge_json(job, name, Some(line), &chunk.data[a..b], &mut report),
+            Slot::TooLong(len) => {
+                let why = format!("line too long: {len} bytes, more than --max-line-bytes");
+                judge(job, name, Some(line), Err(why), &mut report);
+            }
+        }
     }
     if let Some(e) = &chunk.error {
         report.tally.unreadable += 1;
@@ -322,6 +326,77 @@ fn judge_chunk(job: &Job, name: &str, chunk: Chunk) -> Report {
         );
     }
     report
+}
+
+/// Judges one JSON text into `report` from its bytes, so that a valid instance never
+/// becomes a `Value` (nor does an invalid one in text output: its errors come from the
+/// bytes too). The output formats walk a `Value`, and so does a document nested deeper
+/// than the bytes path reads (its bound is serde_json's, 127): those take `judge`.
+fn judge_json(job: &Job, name: &str, line: Option<u64>, bytes: &[u8], report: &mut Report) {
+    let schema = &job.schema;
+    let outcome = if job.quiet || job.output == OutputArg::Flag {
+        schema.is_valid_json(bytes).map(|valid| (valid, None))
+    } else if job.output == OutputArg::Text {
+        match schema.validate_json(bytes) {
+            Ok(()) => Ok((true, None)),
+            Err(JsonValidationError::Invalid(errors)) => Ok((false, Some(errors))),
+            Err(JsonValidationError::Malformed(e)) => Err(e),
+        }
+    } else {
+        return judge(job, name, line, input::parse_json(bytes), report);
+    };
+    match outcome {
+        Ok((valid, errors)) => {
+            tally(valid, report);
+            if job.quiet {
+                return;
+            }
+            if job.output == OutputArg::Flag {
+                return flag_record(valid, name, line, report);
+            }
+            if let Some(errors) = errors {
+                text_errors(job, name, line, errors, report);
+            }
+        }
+        Err(e) if e.kind == JsonErrorKind::TooDeep => {
+            judge(job, name, line, input::parse_json(bytes), report)
+        }
+        Err(e) => {
+            report.tally.malformed += 1;
+            record_failure(job, name, line, &input::malformed_json(&e), report);
+        }
+    }
+}
+
+fn tally(valid: bool, report: &mut Report) {
+    if valid {
+        report.tally.valid += 1;
+    } else {
+        report.tally.invalid += 1;
+    }
+}
+
+fn flag_record(valid: bool, name: &str, line: Option<u64>, report: &mut Report) {
+    let record = with_place(json!({"valid": valid}), name, line);
+    let _ = writeln!(report.stdout, "{record}");
+}
+
+/// The errors of an invalid instance in text output, one line each.
+fn text_errors<E: std::fmt::Display>(
+    job: &Job,
+    name: &str,
+    line: Option<u64>,
+    errors: impl IntoIterator<Item = E>,
+    report: &mut Report,
+) {
+    let place = job.paint.place(&place(name, line));
+    for e in errors {
+        let _ = writeln!(
+            report.stdout,
+            "{place}: {}",
+            job.paint.error(&e.to_string())
+        );
+    }
 }
 
 /// Judges one parsed (or malformed) instance into `report`.
@@ -342,27 +417,17 @@ fn judge(
     let instance = &doc.value;
     let schema = &job.schema;
     let valid = schema.is_valid(instance);
-    if valid {
-        report.tally.valid += 1;
-    } else {
-        report.tally.invalid += 1;
-    }
+    tally(valid, report);
     if job.quiet {
         return;
     }
-    let out = &mut report.stdout;
     match job.output {
         OutputArg::Text => {
             if !valid {
-                let place = job.paint.place(&place(name, line));
-                for e in schema.iter_errors(instance) {
-                    let _ = writeln!(out, "{place}: {}", job.paint.error(&e.to_string()));
-                }
+                text_errors(job, name, line, schema.iter_errors(instance), report);
             }
         }
-        OutputArg::Flag => {
-            let _ = writeln!(out, "{}", with_place(json!({"valid": valid}), name, line));
-        }
+        OutputArg::Flag => flag_record(valid, name, line, report),
         kind => {
             let evaluation = schema.evaluate(instance);
             let doc = match kind {
@@ -370,7 +435,7 @@ fn judge(
                 OutputArg::Detailed => evaluation.detailed(),
                 _ => evaluation.verbose(),
             };
-            let _ = writeln!(out, "{}", with_place(doc, name, line));
+            let _ = writeln!(report.stdout, "{}", with_place(doc, name, line));
         }
     }
 }

@@ -679,6 +679,12 @@ struct Request {
     modern: bool,
     /// The message's length, the base of the memory estimate of a call.
     size: usize,
+    /// A `tools/call`'s `arguments`, as the client wrote them: checked from this text, and
+    /// read into a `Value` for the handler only once they pass.
+    arguments: Option<Box<RawValue>>,
+    /// A 2026-07-28 call's `requestState`, decoded against the call's binding once its
+    /// arguments are read (on the call's thread).
+    state: Option<String>,
 }
 
 /// An answer, with the id it answers.
@@ -930,10 +936,14 @@ impl Connection {
             self.notification(&method, env.params);
             return None;
         };
+        let mut arguments = None;
         let params = match env.params.map(|r| r.get().trim_start()) {
             None => None,
-            Some(p) if p.starts_with('{') => match serde_json::from_str::<Map<String, Value>>(p) {
-                Ok(map) => Some(map),
+            Some(p) if p.starts_with('{') => match read_params(p, method == "tools/call") {
+                Ok(read) => {
+                    arguments = read.arguments;
+                    Some(read.rest)
+                }
                 Err(e) => {
                     // Valid JSON past the parser's limits (nesting deeper than 128, a number
                     // like 1e400): the id is known, so the caller gets its answer.
@@ -959,7 +969,7 @@ impl Connection {
                 );
             }
         };
-        match self.request(id.clone(), method, params, message.len(), mode) {
+        match self.request(id.clone(), method, params, arguments, message.len(), mode) {
             Ok(answer) => answer.map(|line| Answer { id, line }),
             Err((code, text, data)) => Some(Answer {
                 line: error_line(&id, code, &text, data.as_ref()),
@@ -974,6 +984,7 @@ impl Connection {
         id: Id,
         method: String,
         params: Option<Map<String, Value>>,
+        arguments: Option<Box<RawValue>>,
         size: usize,
         mode: Mode,
     ) -> Result<Option<String>, Failure> {
@@ -1017,6 +1028,8 @@ impl Connection {
             version,
             modern,
             size,
+            arguments,
+            state: None,
         };
         let result = match (req.method.as_str(), modern) {
             ("initialize", false) if mode == Mode::Batch => Err((
@@ -1321,10 +1334,12 @@ impl Connection {
                 None,
             ));
         };
-        // Taken, not cloned: the call holds one copy of its arguments.
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(a @ Value::Object(_)) => a,
+        // Taken, not cloned: the call holds one copy of its arguments, as text until they
+        // pass the input schema.
+        let arguments = match req.arguments.take() {
+            None => empty_arguments(),
+            Some(raw) if raw.get() == "null" => empty_arguments(),
+            Some(raw) if raw.get().starts_with('{') => raw,
             Some(_) => return Err(invalid("\"arguments\" must be an object".into())),
         };
         let meta = params.get("_meta").and_then(Value::as_object);
@@ -1355,16 +1370,16 @@ impl Connection {
             let s = lock(&self.state.session);
             (s.log_level, s.client_info.clone(), s.capabilities.clone())
         };
-        // 2026-07-28: the answers of earlier rounds (`requestState`) and of this one.
+        // 2026-07-28: the answers of this round; those of earlier rounds (`requestState`)
+        // join them once the arguments are read, since the state is bound to them
+        // (`read_arguments`).
         let rounds = if req.modern {
-            let binding = state_binding(tool.name(), &arguments);
-            let mut answers = match params.get("requestState") {
-                None | Some(Value::Null) => Map::new(),
-                Some(Value::String(state)) => decode_state(state, &binding).ok_or_else(|| {
-                    invalid("\"requestState\" is not one this server issued".into())
-                })?,
+            req.state = match params.get("requestState") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(state)) => Some(state.clone()),
                 Some(_) => return Err(invalid("\"requestState\" must be a string".into())),
             };
+            let mut answers = Map::new();
             match params.get("inputResponses") {
                 None | Some(Value::Null) => {}
                 Some(Value::Object(m)) => answers.extend(m.clone()),
@@ -1372,7 +1387,6 @@ impl Connection {
             }
             Some(Mutex::new(Rounds {
                 answers,
-                binding,
                 ..Rounds::default()
             }))
         } else {
@@ -1416,7 +1430,7 @@ impl Connection {
         } else {
             None
         };
-        let held = req.size.max(estimate_bytes(&arguments));
+        let held = req.size.max(estimate_text_bytes(arguments.get()));
         if held > inner.max_call_memory {
             return Err((
                 jsonrpc::SERVER_BUSY,
@@ -1542,11 +1556,18 @@ impl Connection {
         Ok(None)
     }
 
-    fn run_call(&self, tool: &Tool, arguments: Value, ctx: &CallContext, req: &Request) -> String {
+    fn run_call(
+        &self,
+        tool: &Tool,
+        arguments: Box<RawValue>,
+        ctx: &CallContext,
+        req: &Request,
+    ) -> String {
         let id = &req.id;
-        if let Some(answer) = self.check_arguments(tool, &arguments, req) {
-            return answer;
-        }
+        let arguments = match self.read_arguments(tool, &arguments, ctx, req) {
+            Ok(value) => value,
+            Err(answer) => return answer,
+        };
         let handler = &tool.inner.handler;
         let outcome = catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx)));
         if let Some(answer) = self.input_required(ctx, req) {
@@ -1623,7 +1644,7 @@ impl Connection {
     fn start_task(
         &self,
         tool: Tool,
-        arguments: Value,
+        arguments: Box<RawValue>,
         mut ctx: CallContext,
         req: Request,
         ttl: Option<u64>,
@@ -1751,11 +1772,69 @@ impl Connection {
             .map_err(|why| invalid(format!("{why}: {}", clip(id))))
     }
 
-    /// The answer to arguments that fail the input schema, or `None` when they pass.
-    fn check_arguments(&self, tool: &Tool, arguments: &Value, req: &Request) -> Option<String> {
-        let violations =
-            contract::check_arguments(tool.input_schema(), tool.name(), Some(arguments)).err()?;
-        Some(self.render_refusal(contract::refuse_arguments(&violations, req.version), req))
+    /// The arguments as the handler gets them, once they pass the input schema, or the
+    /// answer to the call. They are checked from their text, so a refused call never
+    /// builds a `Value` unless it is reported (the reporting path walks one), and a passing
+    /// call builds one only for its handler. At 2026-07-28 a `requestState` is decoded
+    /// first, as it was before arguments were checked from text (its binding hashes the
+    /// arguments' `Value`).
+    fn read_arguments(
+        &self,
+        tool: &Tool,
+        text: &RawValue,
+        ctx: &CallContext,
+        req: &Request,
+    ) -> Result<Value, String> {
+        let rounds = ctx.talk.as_ref().and_then(|t| t.rounds.as_ref());
+        let mut value = None;
+        if let (Some(rounds), Some(state)) = (rounds, &req.state) {
+            let arguments = self.arguments_value(text, req)?;
+            let binding = state_binding(tool.name(), &arguments);
+            let Some(mut answers) = decode_state(state, &binding) else {
+                let (code, message, _) =
+                    invalid("\"requestState\" is not one this server issued".into());
+                return Err(error_line(&req.id, code, &message, None));
+            };
+            let mut r = lock(rounds);
+            answers.extend(std::mem::take(&mut r.answers));
+            r.answers = answers;
+            r.binding = binding;
+            value = Some(arguments);
+        }
+        // Passing text is the common case and needs no `Value` to decide. Anything else
+        // takes the `Value` path, which has the last word: it reports refused arguments,
+        // and gives text that cannot be read serde_json's own reason (`arguments_value`).
+        let schema = tool.input_schema();
+        let passed = schema.is_valid_json(text.get().as_bytes()) == Ok(true);
+        let arguments = match value {
+            Some(v) => v,
+            None => self.arguments_value(text, req)?,
+        };
+        if !passed
+            && let Err(violations) =
+                contract::check_arguments(schema, tool.name(), Some(&arguments))
+        {
+            return Err(
+                self.render_refusal(contract::refuse_arguments(&violations, req.version), req)
+            );
+        }
+        if let (Some(rounds), None) = (rounds, &req.state) {
+            lock(rounds).binding = state_binding(tool.name(), &arguments);
+        }
+        Ok(arguments)
+    }
+
+    /// The arguments' `Value`, or the `-32602` answer to text that cannot be read into one
+    /// (nesting past serde_json's limit, a number beyond `f64`).
+    fn arguments_value(&self, text: &RawValue, req: &Request) -> Result<Value, String> {
+        serde_json::from_str(text.get()).map_err(|e| {
+            error_line(
+                &req.id,
+                jsonrpc::INVALID_PARAMS,
+                &format!("invalid params: cannot be read ({})", parse_problem(&e)),
+                None,
+            )
+        })
     }
 
     fn render_refusal(&self, refusal: Refusal, req: &Request) -> String {
@@ -1916,11 +1995,137 @@ fn parse_problem(e: &serde_json::Error) -> String {
     }
 }
 
-/// An estimate of the heap a parsed value holds, for the memory bounds of calls.
+/// A `tools/call`'s params: the arguments as text (see `Request::arguments`), every
+/// other member read as usual.
+struct ReadParams {
+    rest: Map<String, Value>,
+    arguments: Option<Box<RawValue>>,
+}
+
+/// Reads params (an object's text); with `raw_arguments`, `arguments` is kept as text.
+/// A repeated member keeps its last value, as a `Map` does.
+fn read_params(text: &str, raw_arguments: bool) -> Result<ReadParams, serde_json::Error> {
+    if !raw_arguments {
+        return serde_json::from_str(text).map(|rest| ReadParams {
+            rest,
+            arguments: None,
+        });
+    }
+    struct Members;
+    impl<'de> serde::de::Visitor<'de> for Members {
+        type Value = ReadParams;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<ReadParams, A::Error> {
+            let mut read = ReadParams {
+                rest: Map::new(),
+                arguments: None,
+            };
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "arguments" {
+                    read.arguments = Some(map.next_value()?);
+                } else {
+                    let value = map.next_value()?;
+                    read.rest.insert(key, value);
+                }
+            }
+            Ok(read)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = serde::Deserializer::deserialize_map(&mut de, Members)?;
+    de.end()?;
+    Ok(read)
+}
+
+/// The arguments of a call that sent none (or `null`): `{}`.
+fn empty_arguments() -> Box<RawValue> {
+    RawValue::from_string("{}".into()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+/// The heap a `Value` holds per node, and per object entry (its key's `String`, its
+/// `Value`, and the tree's share).
+const NODE: usize = size_of::<Value>();
+const ENTRY: usize = size_of::<String>() + NODE + 16;
+
+/// The heap the `Value` read from the JSON text `text` will hold, estimated before it is
+/// read, for the memory bounds of calls: what `estimate_bytes` says of that `Value`
+/// (arrays grow as serde_json grows them; strings and keys counted at their length in the
+/// text, which is at least their length once unescaped). Text nested deeper than a
+/// `Value` can be read from is refused before one is built: its estimate is its length.
+fn estimate_text_bytes(text: &str) -> usize {
+    /// Deeper than serde_json reads (its recursion limit, 128).
+    const TOO_DEEP: usize = 129;
+    // Per open container: whether it is an object, and an array's items so far.
+    let mut open: Vec<(bool, usize)> = Vec::new();
+    let mut total = NODE;
+    let mut expect_key = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let starts_value = matches!(
+            b,
+            b'"' | b'[' | b'{' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+        );
+        if starts_value
+            && !expect_key
+            && let Some((false, items)) = open.last_mut()
+        {
+            *items += 1;
+        }
+        match b {
+            b'"' => {
+                let start = i + 1;
+                i = start;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let len = i.min(bytes.len()) - start;
+                total += if expect_key { ENTRY + len } else { len };
+                expect_key = false;
+            }
+            b'[' | b'{' => {
+                open.push((b == b'{', 0));
+                if open.len() >= TOO_DEEP {
+                    return text.len();
+                }
+                expect_key = b == b'{';
+            }
+            b']' | b'}' => {
+                if let Some((false, items)) = open.pop()
+                    && items > 0
+                {
+                    // serde_json pushes items one by one: capacity 4, then doubling.
+                    total += items.next_power_of_two().max(4) * NODE;
+                }
+            }
+            b',' => expect_key = matches!(open.last(), Some((true, _))),
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                while i + 1 < bytes.len()
+                    && !matches!(
+                        bytes[i + 1],
+                        b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r'
+                    )
+                {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    total
+}
+
+/// An estimate of the heap a parsed value holds: the reference `estimate_text_bytes` is
+/// tested against.
+#[cfg(test)]
 fn estimate_bytes(value: &Value) -> usize {
-    const NODE: usize = size_of::<Value>();
-    // A map entry: its key's `String`, its `Value`, and the tree's share.
-    const ENTRY: usize = size_of::<String>() + NODE + 16;
     let mut total = NODE;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
@@ -1970,4 +2175,53 @@ fn decode_cursor(cursor: &str, len: usize) -> Option<usize> {
     }
     let offset = usize::from_str_radix(hex, 16).ok()?;
     (offset > 0 && offset < len).then_some(offset)
+}
+
+#[cfg(test)]
+mod argument_text_tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_from_text_is_the_estimate_of_the_value() {
+        let pad = format!("[{}0]", "0,".repeat(999));
+        for text in [
+            "{}",
+            r#"{"a": 1, "b": [1, 2, 3], "c": {"d": "text", "e": [], "f": [[1], {}]}}"#,
+            r#"{"s": "x", "n": -1.5e3, "t": true, "f": false, "z": null, "arr": [1,2,3,4,5]}"#,
+            &format!(r#"{{"seconds": 3, "pad": {pad}}}"#),
+            r#"[{"k": "v"}, ["a", "b"], "c,]}", 7]"#,
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(estimate_text_bytes(text), estimate_bytes(&value), "{text}");
+        }
+        // Escapes are counted at their length in the text, never less than unescaped.
+        let escaped = r#"{"k\u0041": "a\"b\\c\u00e9"}"#;
+        let value: Value = serde_json::from_str(escaped).unwrap();
+        assert!(estimate_text_bytes(escaped) >= estimate_bytes(&value));
+        // Too deep to be read: the text's length, with no walk past the bound.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(estimate_text_bytes(&deep), deep.len());
+    }
+
+    #[test]
+    fn call_params_keep_the_arguments_as_text() {
+        let read = read_params(
+            r#"{"name": "t", "arguments": {"a": 1.0, "a": [2]}, "_meta": {"x": 1}}"#,
+            true,
+        )
+        .unwrap();
+        assert_eq!(read.arguments.unwrap().get(), r#"{"a": 1.0, "a": [2]}"#);
+        assert_eq!(read.rest["name"], "t");
+        assert_eq!(read.rest["_meta"]["x"], 1);
+        // The last of a repeated member, as a `Map` keeps it.
+        let read = read_params(r#"{"arguments": 1, "arguments": {"b": 2}}"#, true).unwrap();
+        assert_eq!(read.arguments.unwrap().get(), r#"{"b": 2}"#);
+        // Arguments nested past serde_json's limit are still text here (refused when read).
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        let read = read_params(&format!(r#"{{"arguments": {deep}}}"#), true).unwrap();
+        assert_eq!(read.arguments.unwrap().get().len(), 1000);
+        assert!(read_params(r#"{"name": "t", "x": 1e400}"#, true).is_err());
+        assert!(read_params(r#"{"name": "t"} x"#, true).is_err());
+        assert!(read_params(r#"{"arguments": {}}"#, false).unwrap().rest["arguments"].is_object());
+    }
 }

@@ -18,6 +18,19 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+/// What the argument check of a `tools/call` reads from its params.
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "_meta")]
+    meta: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -53,14 +66,97 @@ fn key_of(id: &RawValue) -> Option<&str> {
     (integer || plain_string).then_some(raw)
 }
 
+/// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128).
+const READ_DEPTH: usize = 127;
+
+/// Whether JSON text nests more than `depth` arrays and objects (strings skipped).
+fn nested_deeper_than(text: &[u8], depth: usize) -> bool {
+    let mut open = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                open += 1;
+                if open > depth {
+                    return true;
+                }
+            }
+            b']' | b'}' => open = open.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 impl Contract {
     /// A client message the proxy has nothing to do with: forwarded unparsed.
     pub(super) fn client_fast_path(&mut self, text: &str) -> Option<Vec<Action>> {
         let env = envelope(text)?;
         match env.method.as_deref() {
-            Some("initialize" | "tools/list" | "tools/call" | "notifications/cancelled") => None,
+            Some("tools/call") => self.call_fast_path(text, &env),
+            Some("initialize" | "tools/list" | "notifications/cancelled") => None,
             _ => Some(vec![Action::Forward]),
         }
+    }
+
+    /// A call to a listed tool whose arguments pass its input schema, checked from their
+    /// text: forwarded, its result awaited, as the full path would. Anything else (refused
+    /// or unreadable arguments, an unknown or hidden tool, an id not in its key's form)
+    /// takes the full path, which decides and reports.
+    fn call_fast_path(&mut self, text: &str, env: &Envelope<'_>) -> Option<Vec<Action>> {
+        let key = key_of(env.id?)?;
+        let params = env.params?.get();
+        if !params.starts_with('{') {
+            return None;
+        }
+        let p: CallParams = serde_json::from_str(params).ok()?;
+        let name = p.name?;
+        let entry = self.tools.get(name.as_ref())?;
+        if entry.hidden {
+            return None;
+        }
+        if let Some(schema) = entry.tool.input_schema() {
+            let arguments = match p.arguments.map(RawValue::get) {
+                None | Some("null") => "{}",
+                Some(a) if a.starts_with('{') => a,
+                Some(_) => return None,
+            };
+            if schema.is_valid_json(arguments.as_bytes()) != Ok(true) {
+                return None;
+            }
+        }
+        // The full path reads the whole message into a `Value` first, and answers one
+        // nested past serde_json's limit as not JSON.
+        if nested_deeper_than(text.as_bytes(), READ_DEPTH) {
+            return None;
+        }
+        let version = match p.meta {
+            None => self.request_version(None),
+            Some(meta) => {
+                let mut params = Map::new();
+                params.insert("_meta".into(), serde_json::from_str(meta.get()).ok()?);
+                self.request_version(Some(&params))
+            }
+        };
+        self.pending.insert(
+            key.to_string(),
+            Pending::Call {
+                tool: name.into_owned(),
+                version,
+            },
+        );
+        Some(vec![Action::Forward])
     }
 
     /// A server message that goes through unchanged: forwarded after reading no more than
