@@ -936,7 +936,7 @@ pub(super) fn applicator_annotation<'a, I: Instance<'a>, C: Collector>(
                         c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                     })
             };
-            if o.entries().map(|(k, _, _)| k).any(|key| by_pattern(key)) {
+            if o.entries().map(|(k, _, _)| k).any(&by_pattern) {
                 col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));
             }
             let additional = o.entries().map(|(k, _, _)| k).any(|key| {
