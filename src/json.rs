@@ -678,33 +678,36 @@ pub(crate) fn is_multiple_of_decimal(
 /// Objects up to this many keys are searched by a scan (see [`has_key`]).
 const SCAN_KEYS: usize = 8;
 
-/// Whether object `o` has the key `name`. A small object is scanned with inline byte
-/// compares, the lengths first; the map's own search calls `memcmp` at every probe.
-#[inline]
-pub(crate) fn has_key(o: &serde_json::Map<String, Value>, name: &str) -> bool {
-    if o.len() <= SCAN_KEYS {
-        o.keys().any(|k| crate::names::same(k, name))
-    } else {
-        o.contains_key(name)
-    }
+/// Whether object `o` has the key `name`. A small serde_json map is scanned with inline
+/// byte compares, the lengths first (its own search calls `memcmp` at every probe); a
+/// flat object's entries are scanned by summary.
+#[inline(always)]
+pub(crate) fn has<'a, O: crate::flat::Object<'a>>(o: O, name: &str) -> bool {
+    o.lookup(name).is_some()
 }
 
-/// [`get`] as a call, for the paths that look one key up per object (a tag, a
-/// condition's key): inlined there, `get` was left out of line where it is inlined now.
+/// The value of `o`'s key `name`, found as [`has`] finds it.
+#[inline(always)]
+pub(crate) fn lookup<'a, O: crate::flat::Object<'a>>(o: O, name: &str) -> Option<O::Value> {
+    o.lookup(name)
+}
+
+/// [`lookup`] as a call, for the paths that look one key up per object (a tag, a
+/// condition's key): inlined there, it was left out of line where it is inlined now.
 #[inline(never)]
-pub(crate) fn get_key<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
-    get(o, name)
+pub(crate) fn lookup_key<'a, O: crate::flat::Object<'a>>(o: O, name: &str) -> Option<O::Value> {
+    lookup(o, name)
 }
 
-/// The value of `o`'s key `name`, found as `has_key` finds it.
+/// Whether `o` has one of `names` as a key: a small object's keys are gone through once,
+/// each compared inline with every name; a larger one is searched per name.
 #[inline]
-pub(crate) fn get<'v>(o: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+pub(crate) fn has_any<'a, O: crate::flat::Object<'a>>(o: O, names: &[std::sync::Arc<str>]) -> bool {
     if o.len() <= SCAN_KEYS {
-        o.iter()
-            .find(|(k, _)| crate::names::same(k, name))
-            .map(|(_, v)| v)
+        o.entries()
+            .any(|(k, _, _)| names.iter().any(|name| crate::names::same(k, name)))
     } else {
-        o.get(name)
+        names.iter().any(|name| has(o, name))
     }
 }
 
@@ -740,21 +743,6 @@ pub(crate) fn count_values(root: &Value) -> usize {
         if next.is_none() {
             levels.pop();
         }
-    }
-}
-
-/// Whether `o` has one of `names` as a key: a small object's keys are gone through once,
-/// each compared inline with every name; a larger one is searched per name.
-#[inline]
-pub(crate) fn has_any_key(
-    o: &serde_json::Map<String, Value>,
-    names: &[std::sync::Arc<str>],
-) -> bool {
-    if o.len() <= SCAN_KEYS {
-        o.keys()
-            .any(|k| names.iter().any(|name| crate::names::same(k, name)))
-    } else {
-        names.iter().any(|name| o.contains_key(name.as_ref()))
     }
 }
 
@@ -969,10 +957,10 @@ mod tests {
                 .map(|i| (format!("key{i}"), Value::Null))
                 .collect();
             for i in 0..size {
-                assert!(has_key(&o, &format!("key{i}")), "{size} {i}");
+                assert!(has(&o, &format!("key{i}")), "{size} {i}");
             }
             for absent in ["", "key", "key00", "kez0", "key0 ", "\u{e9}"] {
-                assert!(!has_key(&o, absent), "{size} {absent:?}");
+                assert!(!has(&o, absent), "{size} {absent:?}");
             }
         }
     }
@@ -1000,15 +988,15 @@ mod tests {
         let Value::Object(small) = small else {
             unreachable!()
         };
-        assert!(has_any_key(&small, &names));
-        assert!(!has_any_key(&small, &names[..1]));
+        assert!(has_any(&small, &names));
+        assert!(!has_any(&small, &names[..1]));
         let mut large = serde_json::Map::new();
         for i in 0..20 {
             large.insert(format!("k{i}"), json!(i));
         }
-        assert!(!has_any_key(&large, &names));
+        assert!(!has_any(&large, &names));
         large.insert("date".into(), json!(0));
-        assert!(has_any_key(&large, &names));
-        assert!(!has_any_key(&large, &[]));
+        assert!(has_any(&large, &names));
+        assert!(!has_any(&large, &[]));
     }
 }

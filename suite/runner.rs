@@ -8,8 +8,9 @@
 //!
 //! Every schema is compiled twice, with the compiler's shortcuts and without them
 //! (`Options::shortcuts(false)`, the reference configuration), and every test checks that
-//! each path of both (`is_valid`, the reporting path in full, `validate`, `iter_errors`,
-//! `evaluate`) gives the expected verdict (see `tests/support`).
+//! each path of both (`is_valid`, `is_valid_json` and `validate_json` on the instance's
+//! text, the reporting path in full, `validate`, `iter_errors`, `evaluate`) gives the
+//! expected verdict (see `tests/support`).
 
 #![allow(dead_code)]
 
@@ -273,7 +274,7 @@ fn run_in(root: &Path, cfg: &Run) -> Report {
                         Ok(valid) if valid != expected => {
                             Err(format!("every path gave {valid}, expected {expected}"))
                         }
-                        Ok(_) => Ok(()),
+                        Ok(_) => from_text(both, data, expected),
                     },
                 };
                 match outcome {
@@ -287,6 +288,26 @@ fn run_in(root: &Path, cfg: &Run) -> Report {
         report.per_file.insert(name, (passed, total));
     }
     report
+}
+
+/// `validate_json` on the instance's text, in both configurations (`is_valid_json` is
+/// one of the verdicts `support` compares).
+fn from_text(both: &support::Both, data: &Value, expected: bool) -> Result<(), String> {
+    let text = serde_json::to_vec(data).map_err(|e| e.to_string())?;
+    for (name, schema) in [("shortcuts", &both.fast), ("reference", &both.reference)] {
+        match schema.validate_json(&text) {
+            Err(toolschema::JsonValidationError::Malformed(e))
+                if e.kind == toolschema::JsonErrorKind::TooDeep => {}
+            Err(toolschema::JsonValidationError::Malformed(e)) => {
+                return Err(format!("validate_json ({name}) refuses the text: {e}"));
+            }
+            outcome if outcome.is_ok() != expected => {
+                return Err(format!("validate_json ({name}) gave {}", outcome.is_ok()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs and asserts that nothing unexpected happened, printing the table.

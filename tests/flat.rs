@@ -1,7 +1,10 @@
 //! The flat parser on malformed and hostile text: the error kind, byte offset, line and
 //! column; the same inputs accepted and refused as `serde_json::from_slice::<Value>`;
 //! depth and size bounds. (Agreement of the values on the whole suite and corpus is in
-//! the crate's unit tests, `src/flat/tests.rs`, where `json.rs` is at hand.)
+//! the crate's unit tests, `src/flat/tests.rs`, where `json.rs` is at hand.) And
+//! `Schema::is_valid_json`, the evaluator on the flat tree, against its reference form on
+//! the text `Value` hides: numbers written as floats, integers past `u64`, escaped keys,
+//! keys given twice.
 
 use serde_json::Value;
 use toolschema::flat::{
@@ -192,4 +195,119 @@ fn a_document_is_reused_and_can_be_shrunk() {
         doc.parse_str("true").map(|t| t.root().as_bool()),
         Ok(Some(true))
     );
+}
+
+/// `is_valid_json` against `is_valid_json_reference` (serde_json's `Value`, `is_valid`)
+/// and `validate_json`, in both configurations; the shared verdict.
+#[track_caller]
+fn from_text(schema: &Value, draft: toolschema::Draft, text: &str) -> bool {
+    let mut verdict = None;
+    for shortcuts in [true, false] {
+        let s = toolschema::Options::new()
+            .default_dialect(draft)
+            .shortcuts(shortcuts)
+            .compile(schema)
+            .expect("compiles");
+        let fast = s.is_valid_json(text.as_bytes());
+        let reference = s.is_valid_json_reference(text.as_bytes());
+        assert_eq!(
+            fast, reference,
+            "{schema} on {text} (shortcuts {shortcuts})"
+        );
+        let v = fast.expect("well formed");
+        assert_eq!(s.validate_json(text.as_bytes()).is_ok(), v, "{text}");
+        assert!(
+            verdict.is_none_or(|w| w == v),
+            "configurations differ on {text}"
+        );
+        verdict = Some(v);
+    }
+    verdict.unwrap_or_default()
+}
+
+#[test]
+fn is_valid_json_agrees_with_its_reference_on_what_value_hides() {
+    use serde_json::json;
+    use toolschema::Draft::{Draft4, Draft202012};
+    let integers = json!({"type": "integer"});
+    // Draft 4: `1.0` is not an integer; later drafts: it is.
+    assert!(!from_text(&integers, Draft4, "1.0"));
+    assert!(from_text(&integers, Draft202012, "1.0"));
+    assert!(from_text(&integers, Draft202012, "1e2"));
+    assert!(!from_text(&integers, Draft202012, "1.5"));
+    // Integers past u64 (floats to serde_json), still integers.
+    assert!(from_text(
+        &integers,
+        Draft202012,
+        "123456789012345678901234567890"
+    ));
+    assert!(from_text(
+        &integers,
+        Draft4,
+        "-123456789012345678901234567890"
+    ));
+    let one_of = json!({"oneOf": [{"type": "integer"}, {"type": "number", "maximum": 2}]});
+    assert!(!from_text(&one_of, Draft202012, "1.0"));
+    assert!(from_text(&one_of, Draft4, "1.0"));
+    assert!(from_text(&json!({"enum": [1, "a"]}), Draft202012, "1.0"));
+    assert!(from_text(&json!({"const": 10}), Draft202012, "1e1"));
+    assert!(from_text(&json!({"multipleOf": 0.1}), Draft202012, "0.3"));
+    // Escaped keys and strings are their unescaped names.
+    let object = json!({
+        "properties": {"name": {"const": "é"}, "n\u{0}": {"type": "null"}},
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    assert!(from_text(
+        &object,
+        Draft202012,
+        r#"{"n\u0061me": "\u00e9", "n\u0000": null}"#
+    ));
+    assert!(!from_text(&object, Draft202012, r#"{"nam\u0065": "x"}"#));
+    assert!(from_text(
+        &json!({"required": ["é"]}),
+        Draft202012,
+        r#"{"\u00e9": 1}"#
+    ));
+    assert!(from_text(
+        &json!({"propertyNames": {"maxLength": 1}}),
+        Draft202012,
+        r#"{"\ud83d\ude00": 1}"#
+    ));
+    // A key given twice: the last value counts, as serde_json keeps it.
+    let count = json!({"properties": {"n": {"maximum": 3}}});
+    assert!(from_text(&count, Draft202012, r#"{"n": 10, "n": 1}"#));
+    assert!(!from_text(&count, Draft202012, r#"{"n": 1, "n": 10}"#));
+    assert!(from_text(
+        &json!({"maxProperties": 1}),
+        Draft202012,
+        r#"{"a": 1, "a": 2}"#
+    ));
+    assert!(from_text(
+        &json!({"uniqueItems": true}),
+        Draft202012,
+        r#"[{"a": 1, "b": 2}, {"b": 2, "a": 1, "a": 3}]"#
+    ));
+    assert!(!from_text(
+        &json!({"uniqueItems": true}),
+        Draft202012,
+        r#"[{"a": 1, "b": 2}, {"b": 2, "a": 3, "a": 1}, 1.0, 1]"#
+    ));
+    // Objects past the scan length, nested arrays, unevaluated keywords.
+    let mut many = serde_json::Map::new();
+    for i in 0..40 {
+        many.insert(format!("key{i}"), json!({"type": "integer"}));
+    }
+    let wide = json!({"properties": many, "unevaluatedProperties": false});
+    let text: Vec<String> = (0..40).map(|i| format!(r#""key{i}": {i}.0"#)).collect();
+    assert!(from_text(
+        &wide,
+        Draft202012,
+        &format!("{{{}}}", text.join(","))
+    ));
+    assert!(!from_text(
+        &wide,
+        Draft202012,
+        &format!("{{{}, \"x\": 1}}", text.join(","))
+    ));
 }

@@ -1,7 +1,8 @@
 //! Parsing into a reused `flat::Document`, and reading the tree through `Instance`
 //! (every value, equality, hash), makes no heap allocation in steady state: every instance
 //! of the required draft2020-12 suite, after one warm-up parse, under a counting
-//! allocator; and a second pass over all of them with one document.
+//! allocator; and a second pass over all of them with one document. `is_valid_json`
+//! (its per-thread document, the evaluator on the flat tree) allocates nothing either.
 
 #[path = "../suite/runner.rs"]
 mod runner;
@@ -136,6 +137,113 @@ fn parsing_and_reading_allocate_nothing_on_the_required_suite() {
         })
     });
     assert_eq!(n, 0, "a second pass allocated");
+}
+
+/// Every (schema, instance text) of the required draft2020-12 suite, the schemas compiled
+/// as `tests/allocations.rs` compiles them.
+fn required_cases() -> Vec<(String, toolschema::Schema, Value, String)> {
+    let dir = runner::suite_dir().join("tests/draft2020-12");
+    let mut options = toolschema::Options::new().default_dialect(toolschema::Draft::Draft202012);
+    for (uri, doc) in runner::documents() {
+        options = options.with_document(&uri, doc);
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("suite folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let name = file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let groups: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        for group in groups.as_array().into_iter().flatten() {
+            let schema = options
+                .compile(&group["schema"])
+                .expect("suite schemas compile");
+            for test in group["tests"].as_array().into_iter().flatten() {
+                let desc = format!(
+                    "{name} :: {} :: {}",
+                    group["description"], test["description"]
+                );
+                let text = serde_json::to_string(&test["data"]).expect("json");
+                out.push((desc, schema.clone(), test["data"].clone(), text));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn is_valid_json_allocates_nothing_on_the_required_suite() {
+    let cases = required_cases();
+    assert!(
+        cases.len() >= 1299,
+        "expected every required test, found {}",
+        cases.len()
+    );
+    let mut offenders = Vec::new();
+    for (desc, schema, data, text) in &cases {
+        let expected = schema.is_valid(data);
+        // Warm-up: the thread's document grows to the instance, the evaluator's tables
+        // (a `uniqueItems` hash table, a pattern's lazy engine) are built.
+        assert_eq!(
+            schema.is_valid_json(text.as_bytes()),
+            Ok(expected),
+            "{desc}"
+        );
+        let (again, n) = allocations_during(|| schema.is_valid_json(text.as_bytes()));
+        assert_eq!(again, Ok(expected), "{desc}");
+        if n > 0 {
+            offenders.push(format!("{desc}: {n} allocations"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "is_valid_json allocated:\n{}",
+        offenders.join("\n")
+    );
+    // All of them again, one after another on one thread's document: nothing allocated.
+    let (_, n) = allocations_during(|| {
+        cases
+            .iter()
+            .filter(|(_, schema, _, text)| schema.is_valid_json(text.as_bytes()) == Ok(true))
+            .count()
+    });
+    assert_eq!(n, 0, "a second pass allocated");
+}
+
+#[test]
+fn is_valid_json_nested_in_a_format_checker_gets_its_own_document() {
+    // A format checker that itself validates JSON text, on the same thread, while the
+    // outer call holds the thread's document.
+    fn inner(s: &str) -> bool {
+        let schema =
+            toolschema::Schema::compile(&serde_json::json!({"type": "array"})).expect("compiles");
+        schema.is_valid_json(s.as_bytes()) == Ok(true)
+    }
+    let schema = toolschema::Options::new()
+        .with_format("json-array", inner)
+        .assert_formats(true)
+        .compile(&serde_json::json!({
+            "properties": {"list": {"type": "string", "format": "json-array"}}
+        }))
+        .expect("compiles");
+    assert_eq!(schema.is_valid_json(br#"{"list": "[1, 2]"}"#), Ok(true));
+    assert_eq!(schema.is_valid_json(br#"{"list": "{}"}"#), Ok(false));
+    assert_eq!(schema.is_valid_json(br#"{"list": "[1, "}"#), Ok(false));
+    // The outer document survived: a large instance, then a small one, still right.
+    let big = format!(
+        r#"{{"list": "[]", "pad": [{}]}}"#,
+        vec!["1"; 10_000].join(",")
+    );
+    assert_eq!(schema.is_valid_json(big.as_bytes()), Ok(true));
+    assert_eq!(schema.is_valid_json(br#"{"list": 5}"#), Ok(false));
 }
 
 #[test]

@@ -6,8 +6,8 @@
 //! Objects give each key with its summary (`names::summary`): a flat node has it from the
 //! parse, a `Value` computes it (as the name tables' lookups do today).
 //!
-//! Porting the evaluator (`validate/`, and the instance-side helpers of `json.rs` and
-//! `schema.rs`) is a rewrite of patterns, one for one:
+//! The evaluator (`validate/`, and the instance-side helpers of `json.rs` and `schema/`)
+//! is generic over it; the port was a rewrite of patterns, one for one:
 //! - `match instance { Value::Object(o) => .. }` → `if let Some(o) = instance.as_object()`;
 //!   `Value::Array(items)` → `as_array()` (`items.len()`, `.iter()`, `.iter().skip(n)`
 //!   (O(1)), `items.get(i)` for `items[i]` in `uniqueItems`); `Value::String(s)` →
@@ -16,11 +16,14 @@
 //! - `json::kind_index(v)` → `v.kind() as usize`; `JsonType::of(v)` → `v.json_type()`;
 //! - `for (key, value) in o` + `names.find(c, key)` → `for (key, summary, value) in
 //!   o.entries()` + a `Names::find` taking the summary (today it computes it from `key`);
-//! - `json::has_key(o, name)` / `json::get(o, name)` / `o.get(name)` → `o.contains(name,
-//!   summary)` / `o.get(name, summary)` (the summary of a schema name computed when the
-//!   schema compiles, beside the name);
-//! - `json::equal`, `json::hash_value` → [`equal`], [`hash`] (equal results, same hashes);
-//!   `json::count_values` → `Tree::count_values` for a flat tree;
+//! - `json::has_key(o, name)` / `json::get(o, name)` / `o.get(name)` → `json::has(o,
+//!   name)` / `json::lookup(o, name)` (`o.contains(name, summary)` / `o.get(name,
+//!   summary)`, the name's summary computed at the call: a `Value` ignores it);
+//! - `json::equal(instance, schema_value)`, `json::hash_value`, `json::value_signature`,
+//!   `json::count_values` → [`Instance::equals`], [`Instance::hash_with`],
+//!   [`Instance::signature`], [`Instance::count_values`]: on `&Value` the `json.rs`
+//!   functions themselves, on a flat node [`equal`], [`hash`] (equal results, same hashes)
+//!   and the parser's count;
 //! - a `Value` built from the instance (`propertyNames` evaluates each key as a
 //!   `Value::String` in a reused scratch) can stay a `&Value`: the generic evaluator calls
 //!   itself at `&Value` there.
@@ -87,6 +90,32 @@ pub trait Instance<'a>: Copy + 'a {
     /// The object's view when it is one.
     fn as_object(self) -> Option<Self::Object>;
 
+    /// The `Value` itself, for a `&Value` (`None` for a flat node): the evaluator's few
+    /// representation-specific paths (the step budget's count) read it directly.
+    fn as_value(self) -> Option<&'a Value>;
+    /// How many values the document holds, counted as `json::count_values` counts them,
+    /// when `self` is its root (a flat tree counted them while parsing).
+    fn count_values(self) -> usize;
+    /// JSON equality with a value of the schema ([`equal`]; `json::equal` for a `&Value`).
+    fn equals(self, other: &Value) -> bool;
+    /// [`hash`] (`json::hash_value` for a `&Value`: the same hash).
+    fn hash_with(self, state: &ahash::RandomState) -> u64;
+    /// `json::value_signature`: a few instructions, equal for equal values.
+    #[inline]
+    fn signature(self) -> u64 {
+        use crate::names::mix;
+        match self.kind() {
+            Kind::String => crate::names::signature(self.as_str().unwrap_or_default()),
+            Kind::Number => self
+                .as_number()
+                .map_or(0, |n| crate::json::number_signature(&n)),
+            Kind::Null => mix(NULL_SEED),
+            Kind::Bool => mix(BOOL_SEED ^ u64::from(self.as_bool().unwrap_or(false))),
+            Kind::Array => mix(ARRAY_SEED ^ self.as_array().map_or(0, |a| a.len()) as u64),
+            Kind::Object => mix(OBJECT_SEED ^ self.as_object().map_or(0, |o| o.len()) as u64),
+        }
+    }
+
     /// The JSON Schema type: numbers with no fractional part are `Integer`.
     #[inline]
     fn json_type(self) -> JsonType {
@@ -124,6 +153,11 @@ pub trait Object<'a>: Copy + 'a {
     fn contains(self, name: &str, summary: u64) -> bool {
         self.get(name, summary).is_some()
     }
+    /// The value of `name`, its summary computed here when the representation needs it.
+    #[inline(always)]
+    fn lookup(self, name: &str) -> Option<Self::Value> {
+        self.get(name, crate::names::summary(name))
+    }
     /// The entries, in the representation's order (sorted by name for a serde_json map,
     /// the document's order for a flat node).
     fn entries(self) -> Self::Entries;
@@ -144,6 +178,8 @@ pub trait Array<'a>: Copy + 'a {
     }
     /// Item `i`.
     fn get(self, i: usize) -> Option<Self::Item>;
+    /// The items from index `n` on (none when `n` is past the end), in O(1).
+    fn tail(self, n: usize) -> Self;
     /// The items.
     fn iter(self) -> Self::Iter;
 }
@@ -192,6 +228,26 @@ impl<'a> Instance<'a> for &'a Value {
     fn json_type(self) -> JsonType {
         JsonType::of(self)
     }
+    #[inline(always)]
+    fn as_value(self) -> Option<&'a Value> {
+        Some(self)
+    }
+    #[inline]
+    fn count_values(self) -> usize {
+        crate::json::count_values(self)
+    }
+    #[inline]
+    fn equals(self, other: &Value) -> bool {
+        crate::json::equal(self, other)
+    }
+    #[inline]
+    fn hash_with(self, state: &ahash::RandomState) -> u64 {
+        crate::json::hash_value(self, state)
+    }
+    #[inline]
+    fn signature(self) -> u64 {
+        crate::json::value_signature(self)
+    }
 }
 
 /// Objects up to this many keys are scanned (as `json::get` does): the map's own search
@@ -215,6 +271,10 @@ impl<'a> Object<'a> for &'a Map<String, Value> {
         } else {
             Map::get(self, name)
         }
+    }
+    #[inline(always)]
+    fn lookup(self, name: &str) -> Option<&'a Value> {
+        Object::get(self, name, 0)
     }
     #[inline(always)]
     fn entries(self) -> ValueEntries<'a> {
@@ -251,6 +311,10 @@ impl<'a> Array<'a> for &'a [Value] {
     #[inline(always)]
     fn get(self, i: usize) -> Option<&'a Value> {
         <[Value]>::get(self, i)
+    }
+    #[inline(always)]
+    fn tail(self, n: usize) -> &'a [Value] {
+        <[Value]>::get(self, n..).unwrap_or_default()
     }
     #[inline(always)]
     fn iter(self) -> std::slice::Iter<'a, Value> {
@@ -344,6 +408,22 @@ impl<'t> Instance<'t> for Node<'t> {
             Kind::Array => JsonType::Array,
             Kind::Object => JsonType::Object,
         }
+    }
+    #[inline(always)]
+    fn as_value(self) -> Option<&'t Value> {
+        None
+    }
+    #[inline]
+    fn count_values(self) -> usize {
+        self.tree.count_values()
+    }
+    #[inline]
+    fn equals(self, other: &Value) -> bool {
+        equal(self, other)
+    }
+    #[inline]
+    fn hash_with(self, state: &ahash::RandomState) -> u64 {
+        hash(self, state)
     }
 }
 
@@ -442,6 +522,13 @@ impl<'t> Array<'t> for FlatArray<'t> {
             tree: self.tree,
             slot,
         })
+    }
+    #[inline(always)]
+    fn tail(self, n: usize) -> FlatArray<'t> {
+        FlatArray {
+            tree: self.tree,
+            items: self.items.get(n..).unwrap_or_default(),
+        }
     }
     #[inline(always)]
     fn iter(self) -> FlatItems<'t> {

@@ -35,8 +35,9 @@
 //! Inputs are bounded to `u32` offsets ([`MAX_INPUT`], about 2 GiB) and, below that, by
 //! what the caller passes.
 //!
-//! The [`Instance`] trait reads both representations alike: the evaluator is to become
-//! generic over it.
+//! The [`Instance`] trait reads both representations alike: the evaluator is generic over
+//! it, so `Schema::is_valid_json` runs it on the flat tree and `Schema::is_valid` on a
+//! `&Value`.
 //!
 //! Why a parser of our own rather than simd-json's tape or sonic-rs (measured side by side
 //! on the bench corpus, `benches/benches/parse.rs`: 0.87x simd-json's throughput, 1.16x

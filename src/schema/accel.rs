@@ -160,7 +160,7 @@ impl Filter {
     /// Whether the branch may accept an object whose discriminating property is `found`;
     /// `false` means it certainly does not.
     #[inline]
-    pub(crate) fn admits(&self, found: Option<&Value>) -> bool {
+    pub(crate) fn admits<'a, I: crate::flat::Instance<'a>>(&self, found: Option<I>) -> bool {
         match self {
             Filter::Reject => false,
             Filter::Accept {
@@ -195,13 +195,13 @@ impl Filter {
 
 /// Whether `x` is one of `values` (JSON equality).
 #[inline]
-pub(super) fn holds(values: &[Value], x: &Value) -> bool {
-    match x {
+pub(super) fn holds<'a, I: crate::flat::Instance<'a>>(values: &[Value], x: I) -> bool {
+    match x.as_str() {
         // The usual tag: a string, compared inline.
-        Value::String(s) => values
+        Some(s) => values
             .iter()
             .any(|v| matches!(v, Value::String(t) if crate::names::same(s, t))),
-        _ => values.iter().any(|v| crate::json::equal(x, v)),
+        None => values.iter().any(|v| x.equals(v)),
     }
 }
 

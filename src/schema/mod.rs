@@ -245,7 +245,12 @@ impl Names<'_> {
     /// signatures, then, for a long key, one byte comparison.
     #[inline(always)]
     pub(crate) fn find(self, c: &Compiled, key: &str) -> Option<usize> {
-        let summary = crate::names::summary(key);
+        self.find_in(c, key, crate::names::summary(key))
+    }
+
+    /// [`Names::find`] of a key whose summary is known (a flat object's entries carry it).
+    #[inline(always)]
+    pub(crate) fn find_in(self, c: &Compiled, key: &str, summary: u64) -> Option<usize> {
         let same = |i: u32| crate::names::same_found(&c.properties[i as usize].0, key);
         match self {
             // (Equal summaries of different names are rare; the scan goes on past them.)
@@ -736,16 +741,26 @@ impl Compiled {
     /// any kind; strings and numbers have their own lookups), looked up in its table: a
     /// `null` or an object among many strings is one probe, not a walk of them all.
     #[inline(never)]
-    pub(crate) fn long_enum_has_value(&self, span: Span, v: &Value) -> bool {
+    pub(crate) fn long_enum_has_value<'a, I: crate::flat::Instance<'a>>(
+        &self,
+        span: Span,
+        v: I,
+    ) -> bool {
         match self.enum_tables.get(span.start as usize) {
             Some(&(start, mask)) if mask != 0 => {
-                self.enum_probe(start, mask, crate::json::enum_signature(v), |u| {
-                    crate::json::equal(v, u)
-                })
+                // (`json::enum_signature`, for either representation.)
+                let sig = match v.kind() {
+                    crate::flat::Kind::String => {
+                        crate::json::string_enum_signature(v.as_str().unwrap_or_default())
+                    }
+                    crate::flat::Kind::Array | crate::flat::Kind::Object => {
+                        v.hash_with(crate::json::table_state())
+                    }
+                    _ => v.signature(),
+                };
+                self.enum_probe(start, mask, sig, |u| v.equals(u))
             }
-            _ => self.values[span.range()]
-                .iter()
-                .any(|u| crate::json::equal(v, u)),
+            _ => self.values[span.range()].iter().any(|u| v.equals(u)),
         }
     }
 

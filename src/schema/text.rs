@@ -2,16 +2,41 @@
 //! [`Schema::validate_json`], for callers that hold bytes (files, JSON Lines, JSON-RPC
 //! messages, HTTP bodies) and need no `Value` of their own.
 //!
-//! The text is checked by the flat parser (`crate::flat`), which gives malformed JSON its
-//! byte offset, line and column and bounds nesting at [`crate::flat::DEFAULT_MAX_DEPTH`];
-//! the verdict is then the `Value` evaluator's on the same text. (The slow, obvious
-//! form: the evaluator running on the flat tree itself replaces the second parse, and
-//! this form stays as the reference it is tested against.)
+//! The text is parsed by the flat parser (`crate::flat`), which gives malformed JSON its
+//! byte offset, line and column and bounds nesting at [`crate::flat::DEFAULT_MAX_DEPTH`],
+//! into a per-thread [`Document`] reused from call to call (so that steady-state
+//! validation from bytes allocates nothing), and the evaluator runs on the flat tree
+//! itself. Only an invalid instance given to [`Schema::validate_json`] is parsed again into
+//! a `Value`, for the reporting path (errors are rare and allocate anyway).
+//! [`Schema::is_valid_json_reference`] keeps the slow, obvious form (the `Value`
+//! evaluator on serde_json's parse) that the tests compare the fast one with.
 
 use super::Schema;
 use crate::flat::{Document, ParseError, ParseErrorKind};
 use serde_json::Value;
+use std::cell::Cell;
 use std::fmt;
+
+/// Scratch a thread's document keeps between calls; past this (after an unusually large
+/// instance) its buffers are freed, so that a long-lived thread does not hold the memory
+/// of its largest input.
+const SCRATCH_KEPT: usize = 4 << 20;
+
+thread_local! {
+    /// The document each thread parses instances into (taken out while in use).
+    static SCRATCH: Cell<Document> = Cell::new(Document::new());
+}
+
+/// Runs `f` with the thread's document. A nested call (a format checker that validates
+/// JSON text itself, on the same thread) finds an empty one in its place and works in that;
+/// at thread exit, a fresh one is used.
+fn with_document<R>(f: impl FnOnce(&mut Document) -> R) -> R {
+    let mut doc = SCRATCH.try_with(Cell::take).unwrap_or_default();
+    let out = f(&mut doc);
+    doc.shrink_to(SCRATCH_KEPT);
+    let _ = SCRATCH.try_with(|cell| cell.set(doc));
+    out
+}
 
 /// Why [`Schema::validate_json`] refused its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +60,9 @@ impl std::error::Error for JsonValidationError {}
 
 impl Schema {
     /// Whether the JSON text `json` conforms: [`Schema::is_valid`] for a caller that
-    /// holds bytes.
+    /// holds bytes, with no `serde_json::Value` built. The text is parsed into a flat
+    /// document kept per thread and reused, so that in steady state a call allocates
+    /// nothing (a document grown past 4 MiB by a large instance is freed after it).
     ///
     /// # Errors
     /// [`JsonError`](crate::JsonError) when `json` is not one JSON value (invalid UTF-8,
@@ -53,6 +80,20 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn is_valid_json(&self, json: &[u8]) -> Result<bool, ParseError> {
+        with_document(|doc| {
+            let tree = doc.parse(json)?;
+            Ok(crate::validate::is_valid(&self.compiled, tree.root()))
+        })
+    }
+
+    /// [`Schema::is_valid_json`] in its slow, obvious form: the flat parser for the error
+    /// and the depth bound, then serde_json's `Value` and [`Schema::is_valid`]. The
+    /// reference the fast form is tested against; not a stable API.
+    ///
+    /// # Errors
+    /// As [`Schema::is_valid_json`].
+    #[doc(hidden)]
+    pub fn is_valid_json_reference(&self, json: &[u8]) -> Result<bool, ParseError> {
         let value = parse(json)?;
         Ok(self.is_valid(&value))
     }
@@ -78,6 +119,14 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn validate_json(&self, json: &[u8]) -> Result<(), JsonValidationError> {
+        if self
+            .is_valid_json(json)
+            .map_err(JsonValidationError::Malformed)?
+        {
+            return Ok(());
+        }
+        // Invalid: the reporting path, on a `Value` (its errors in the order `validate`
+        // gives them).
         let value = parse(json).map_err(JsonValidationError::Malformed)?;
         self.validate(&value).map_err(JsonValidationError::Invalid)
     }

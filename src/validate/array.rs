@@ -5,17 +5,17 @@ use super::*;
 /// `contains` (number `i` of the schema's) on the fail-fast path: items are counted until
 /// the answer is known (no location, no annotation).
 #[inline(never)]
-pub(super) fn contains_count(
+pub(super) fn contains_count<'a, A: crate::flat::Array<'a>>(
     c: &Compiled,
     i: crate::schema::ContainsId,
-    items: &[Value],
+    items: A,
     ctx: Ctx<'_>,
 ) -> bool {
     let Some(spec) = c.contains.get(i.index()) else {
         return false;
     };
     let mut count = 0u64;
-    for item in items {
+    for item in items.iter() {
         if valid_at(c, spec.node, item, ctx) {
             count += 1;
             if spec.max.is_some_and(|max| count > max) {
@@ -32,14 +32,14 @@ pub(super) fn contains_count(
 /// A node of the items-array shape (see `Shape::ItemsArray`), fail-fast: its bounds, then
 /// each item against the items' schema, with no keyword loop.
 #[inline(never)]
-pub(super) fn items_array<C: Collector>(
+pub(super) fn items_array<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let Value::Array(items) = instance else {
+    let Some(items) = instance.as_array() else {
         return true;
     };
     let spec = c.array_spec(node);
@@ -67,7 +67,7 @@ pub(super) fn items_array<C: Collector>(
         // item) is settled once, not per item as `eval` would.
         // (Loops written out here and below: `Iterator::all` was left out of line once this
         // function had a module of its own, +3.9% instructions on helm-chart-lock.)
-        for item in items {
+        for item in items.iter() {
             if !(admits(of.types, item) && plain_object(c, child, item, ctx, col)) {
                 return false;
             }
@@ -77,14 +77,14 @@ pub(super) fn items_array<C: Collector>(
     if of.shape == Shape::TypedArray {
         // Arrays of typed arrays (GeoJSON rings): inline, no call per item (as in the
         // node loop's `items`; a shared function for both was slower, see BENCHMARKS.md).
-        for item in items {
+        for item in items.iter() {
             if !(admits(of.types, item) && typed_array_inline(c, child, item)) {
                 return false;
             }
         }
         true
     } else {
-        for item in items {
+        for item in items.iter() {
             if !eval(c, child, item, ctx, col) {
                 return false;
             }
@@ -95,10 +95,10 @@ pub(super) fn items_array<C: Collector>(
 
 /// `items_array` for `uniqueItems: true`: no two items equal, then each item.
 #[inline(never)]
-pub(super) fn unique_items_array<C: Collector>(
+pub(super) fn unique_items_array<'a, A: crate::flat::Array<'a>, C: Collector>(
     c: &Compiled,
     spec: &crate::schema::ArraySpec,
-    items: &[Value],
+    items: A,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -108,15 +108,15 @@ pub(super) fn unique_items_array<C: Collector>(
 /// `items` (from index `skip`) on the fail-fast path of the general keyword loop (out of
 /// line: inlined, its table reads were hoisted into every node's loop).
 #[inline(never)]
-pub(super) fn items_from<C: Collector>(
+pub(super) fn items_from<'a, A: crate::flat::Array<'a>, C: Collector>(
     c: &Compiled,
     child: NodeId,
     skip: u32,
-    items: &[Value],
+    items: A,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let items = items.get(skip as usize..).unwrap_or_default();
+    let items = items.tail(skip as usize);
     // (One look past a forward for all the items.)
     let child = c.fail_fast_target(child);
     let of = c.node(child);
@@ -146,22 +146,40 @@ pub(super) fn items_from<C: Collector>(
 /// Strings or numbers up to which `duplicate` compares pairs (by signature).
 pub(super) const PAIRWISE: usize = 16;
 
+/// JSON equality of two items (`json::equal` for `Value`s).
+#[inline(always)]
+fn same_item<'a, I: Instance<'a>>(a: I, b: I) -> bool {
+    match (a.as_value(), b.as_value()) {
+        (Some(a), Some(b)) => json::equal(a, b),
+        _ => crate::flat::equal(a, b),
+    }
+}
+
+/// Item `i` of `items` (an index below its length).
+#[inline(always)]
+fn item<'a, A: crate::flat::Array<'a>>(items: A, i: usize) -> Option<A::Item> {
+    items.get(i)
+}
+
 /// The first pair of equal items, if any.
-pub(super) fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
+pub(super) fn duplicate<'a, A: crate::flat::Array<'a>>(items: A) -> Option<(usize, usize)> {
     // Pairs compared directly up to a size where hashing costs less: a few items by
     // equality alone, which ends at their first difference (so do objects and arrays, up
     // to eight: their signatures are their lengths, alike in most arrays); more strings
     // or numbers by their signatures first (`json::value_signature`: a few instructions,
     // equal for equal items), the items only where those meet.
-    let scalars = !matches!(items.first(), Some(Value::Object(_) | Value::Array(_)));
+    let scalars = !matches!(
+        items.get(0).map(|v| v.kind()),
+        Some(Kind::Object | Kind::Array)
+    );
     if items.len() <= if scalars { 4 } else { 8 } {
         // (The pair whose second item comes first, as the hashed search reports it.)
-        for j in 1..items.len() {
-            for i in 0..j {
+        for (j, b) in items.iter().enumerate().skip(1) {
+            for (i, a) in items.iter().take(j).enumerate() {
                 // (Two strings inline, the commonest; anything else by a call.)
-                let same = match (&items[i], &items[j]) {
-                    (Value::String(a), Value::String(b)) => crate::names::same(a, b),
-                    (a, b) => json::equal(a, b),
+                let same = match (a.as_str(), b.as_str()) {
+                    (Some(a), Some(b)) => crate::names::same(a, b),
+                    _ => same_item(a, b),
                 };
                 if same {
                     return Some((i, j));
@@ -175,15 +193,18 @@ pub(super) fn duplicate(items: &[Value]) -> Option<(usize, usize)> {
 
 /// `duplicate` past a few items (out of line: the small arrays' path keeps a small frame).
 #[inline(never)]
-pub(super) fn duplicate_past_few(items: &[Value], scalars: bool) -> Option<(usize, usize)> {
+pub(super) fn duplicate_past_few<'a, A: crate::flat::Array<'a>>(
+    items: A,
+    scalars: bool,
+) -> Option<(usize, usize)> {
     if scalars && items.len() <= PAIRWISE {
         let mut signatures = [0u64; PAIRWISE];
-        for (s, item) in signatures.iter_mut().zip(items) {
-            *s = json::value_signature(item);
+        for (s, item) in signatures.iter_mut().zip(items.iter()) {
+            *s = item.signature();
         }
-        for j in 1..items.len() {
-            for i in 0..j {
-                if signatures[i] == signatures[j] && json::equal(&items[i], &items[j]) {
+        for (j, b) in items.iter().enumerate().skip(1) {
+            for (i, a) in items.iter().take(j).enumerate() {
+                if signatures[i] == signatures[j] && same_item(a, b) {
                     return Some((i, j));
                 }
             }
@@ -222,12 +243,12 @@ pub(super) fn duplicate_past_few(items: &[Value], scalars: bool) -> Option<(usiz
 /// The first pair of equal items (by the later item's position, then the earlier's),
 /// through an open-addressing table in `table` of the first item of each value seen:
 /// (the hash's high half, the item's index as `to` makes it; `empty` in a free slot).
-pub(super) fn duplicate_by_hashing<I: Copy + Eq>(
-    items: &[Value],
-    table: &mut Vec<(u32, I)>,
-    empty: I,
-    to: impl Fn(usize) -> I,
-    from: impl Fn(I) -> usize,
+pub(super) fn duplicate_by_hashing<'a, A: crate::flat::Array<'a>, N: Copy + Eq>(
+    items: A,
+    table: &mut Vec<(u32, N)>,
+    empty: N,
+    to: impl Fn(usize) -> N,
+    from: impl Fn(N) -> usize,
 ) -> Option<(usize, usize)> {
     // (Keys drawn once per process: see `json::hash_value`. They keep the slots of
     // distinct items from being chosen by an instance too: the table stays fast.)
@@ -241,8 +262,8 @@ pub(super) fn duplicate_by_hashing<I: Copy + Eq>(
     let mask = size - 1;
     table.clear();
     table.resize(size, (0, empty));
-    for (j, item) in items.iter().enumerate() {
-        let hash = json::hash_value(item, state);
+    for (j, it) in items.iter().enumerate() {
+        let hash = it.hash_with(state);
         let tag = (hash >> 32) as u32;
         let mut slot = hash as usize & mask;
         loop {
@@ -251,7 +272,7 @@ pub(super) fn duplicate_by_hashing<I: Copy + Eq>(
                 table[slot] = (tag, to(j));
                 break;
             }
-            if t == tag && json::equal(&items[from(i)], item) {
+            if t == tag && item(items, from(i)).is_some_and(|earlier| same_item(earlier, it)) {
                 return Some((from(i), j));
             }
             slot = (slot + 1) & mask;

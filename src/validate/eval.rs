@@ -32,10 +32,10 @@ pub(super) fn eval_key<C: Collector>(
     })
 }
 
-pub(super) fn eval_node<C: Collector>(
+pub(super) fn eval_node<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -109,21 +109,21 @@ pub(super) fn eval_node<C: Collector>(
         let ok = if C::FAIL_FAST {
             // The commonest cheap keywords inline, with no call.
             match *kw {
-                Keyword::MinItems(min) => match instance {
-                    Value::Array(a) => min_items(a.len(), min),
+                Keyword::MinItems(min) => match instance.as_array() {
+                    Some(a) => min_items(a.len(), min),
                     _ => true,
                 },
-                Keyword::MaxItems(max) => match instance {
-                    Value::Array(a) => max_items(a.len(), max),
+                Keyword::MaxItems(max) => match instance.as_array() {
+                    Some(a) => max_items(a.len(), max),
                     _ => true,
                 },
-                Keyword::Required(span) => match instance {
-                    Value::Object(o) => required_met(c, span, o),
+                Keyword::Required(span) => match instance.as_object() {
+                    Some(o) => required_met(c, span, o),
                     _ => true,
                 },
-                Keyword::Items { node: child, skip } => match instance {
+                Keyword::Items { node: child, skip } => match instance.as_array() {
                     // `additionalItems: false` fails on any item too, with no report to make.
-                    Value::Array(items) => items_from(c, child, skip, items, ctx, col),
+                    Some(items) => items_from(c, child, skip, items, ctx, col),
                     _ => true,
                 },
                 // The commonest applicators by small calls of their own (`eval_keyword`'s
@@ -182,7 +182,7 @@ pub(super) fn eval_node<C: Collector>(
             for &a in &c.annotation_values[c.node_annotations[node.index()].range()] {
                 let (name, value) = c.annotation(a);
                 // The content keywords annotate strings only.
-                if name.starts_with("content") && !instance.is_string() {
+                if name.starts_with("content") && instance.kind() != Kind::String {
                     continue;
                 }
                 col.annotate(c, ctx, node, name, value);
@@ -196,12 +196,12 @@ pub(super) fn eval_node<C: Collector>(
 
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(super) fn eval_keyword<C: Collector>(
+pub(super) fn eval_keyword<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     kw: &Keyword,
-    instance: &Value,
+    instance: I,
     ctx: &Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -209,14 +209,14 @@ pub(super) fn eval_keyword<C: Collector>(
     // keyword itself for the cheap ones.
     let (kw, ctx) = (*kw, *ctx);
     match kw {
-        Keyword::Properties(span) => match instance {
-            Value::Object(o) => properties(c, span, o, ctx, col),
+        Keyword::Properties(span) => match instance.as_object() {
+            Some(o) => properties(c, span, o, ctx, col),
             _ => true,
         },
-        Keyword::PatternProperties(span) => match instance {
-            Value::Object(o) => {
+        Keyword::PatternProperties(span) => match instance.as_object() {
+            Some(o) => {
                 let mut ok = true;
-                for (key, value) in o {
+                for (key, _, value) in o.entries() {
                     for &(p, child) in &c.pattern_properties[span.range()] {
                         match c.patterns[p.index()].find_name(key, ctx.budget) {
                             MatchOutcome::NoMatch => continue,
@@ -246,14 +246,14 @@ pub(super) fn eval_keyword<C: Collector>(
             }
             _ => true,
         },
-        Keyword::AdditionalProperties(i) => match instance {
-            Value::Object(o) => additional_properties(c, node, k, i, o, ctx, col),
+        Keyword::AdditionalProperties(i) => match instance.as_object() {
+            Some(o) => additional_properties(c, node, k, i, o, ctx, col),
             _ => true,
         },
-        Keyword::PropertyNames(child) => match instance {
-            Value::Object(o) => {
+        Keyword::PropertyNames(child) => match instance.as_object() {
+            Some(o) => {
                 let mut ok = true;
-                for key in o.keys() {
+                for key in o.entries().map(|(k, _, _)| k) {
                     if !name_valid(c, child, key, ctx) {
                         ok = false;
                         if C::FAIL_FAST {
@@ -290,11 +290,11 @@ pub(super) fn eval_keyword<C: Collector>(
             }
             _ => true,
         },
-        Keyword::DependentSchemas(span) => match instance {
-            Value::Object(o) => {
+        Keyword::DependentSchemas(span) => match instance.as_object() {
+            Some(o) => {
                 let mut ok = true;
                 for (name, child) in &c.dependent_schemas[span.range()] {
-                    if json::has_key(o, name.as_ref()) && !eval(c, *child, instance, ctx, col) {
+                    if json::has(o, name.as_ref()) && !eval(c, *child, instance, ctx, col) {
                         ok = false;
                         if C::FAIL_FAST || col.full() {
                             return false;
@@ -305,18 +305,18 @@ pub(super) fn eval_keyword<C: Collector>(
             }
             _ => true,
         },
-        Keyword::PrefixItems(span) => match instance {
-            Value::Array(items) => {
+        Keyword::PrefixItems(span) => match instance.as_array() {
+            Some(items) => {
                 let mut ok = true;
-                for (i, (child, item)) in c.node_list(span).iter().zip(items).enumerate() {
+                for (i, (child, item)) in c.node_list(span).iter().zip(items.iter()).enumerate() {
                     check!(ok, col, eval_at!(c, *child, item, ctx, Seg::Index(i), col));
                 }
                 ok
             }
             _ => true,
         },
-        Keyword::Items { node: child, skip } => match instance {
-            Value::Array(items) => {
+        Keyword::Items { node: child, skip } => match instance.as_array() {
+            Some(items) => {
                 let mut ok = true;
                 let forbidden = c.keyword_names[k] == "additionalItems" && c.is_false_schema(child);
                 for (i, item) in items.iter().enumerate().skip(skip as usize) {
@@ -342,10 +342,10 @@ pub(super) fn eval_keyword<C: Collector>(
             }
             _ => true,
         },
-        Keyword::Contains(i) => match instance {
+        Keyword::Contains(i) => match instance.as_array() {
             // (Fail-fast: counted until the answer is known, no location or annotation.)
-            Value::Array(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
-            Value::Array(items) => {
+            Some(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
+            Some(items) => {
                 let spec = c.contains[i.index()];
                 let mut count = 0u64;
                 let mut matched: Vec<Value> = Vec::new();
@@ -513,12 +513,12 @@ pub(super) fn eval_keyword<C: Collector>(
             };
             eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
         }
-        Keyword::UnevaluatedProperties(child) => match instance {
-            Value::Object(o) => unevaluated::properties(c, node, k, child, instance, o, ctx, col),
+        Keyword::UnevaluatedProperties(child) => match instance.as_object() {
+            Some(o) => unevaluated::properties(c, node, k, child, instance, o, ctx, col),
             _ => true,
         },
-        Keyword::UnevaluatedItems(child) => match instance {
-            Value::Array(items) => unevaluated::items(c, node, k, child, instance, items, ctx, col),
+        Keyword::UnevaluatedItems(child) => match instance.as_array() {
+            Some(items) => unevaluated::items(c, node, k, child, instance, items, ctx, col),
             _ => true,
         },
         assertion_keywords!() => assertion(c, node, k, kw, instance, ctx, col),
@@ -528,34 +528,34 @@ pub(super) fn eval_keyword<C: Collector>(
 /// The assertion keywords: they look at the instance itself, never at a subschema.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(super) fn assertion<C: Collector>(
+pub(super) fn assertion<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     kw: Keyword,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     match kw {
         Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
         Keyword::Type(set) => {
-            let admitted = match instance {
-                Value::Null => set.contains(JsonType::Null),
-                Value::Bool(_) => set.contains(JsonType::Boolean),
-                Value::String(_) => set.contains(JsonType::String),
-                Value::Array(_) => set.contains(JsonType::Array),
-                Value::Object(_) => set.contains(JsonType::Object),
+            let admitted = match instance.kind() {
+                Kind::Null => set.contains(JsonType::Null),
+                Kind::Bool => set.contains(JsonType::Boolean),
+                Kind::String => set.contains(JsonType::String),
+                Kind::Array => set.contains(JsonType::Array),
+                Kind::Object => set.contains(JsonType::Object),
                 // "number" admits every number; only "integer" alone needs the finer check.
-                Value::Number(_) => set.contains(JsonType::Number),
+                Kind::Number => set.contains(JsonType::Number),
             };
             if admitted {
                 return true;
             }
-            let mut found = JsonType::of(instance);
+            let mut found = instance.json_type();
             if found == JsonType::Integer
                 && set.is_strict()
-                && let Value::Number(n) = instance
+                && let Some(n) = instance.as_number()
                 && n.is_f64()
                 // serde_json keeps integers beyond u64 only as floats: those were written as
                 // integers, so only smaller floats (`1.0`) lose their integer type.
@@ -577,7 +577,7 @@ pub(super) fn assertion<C: Collector>(
                 )
         }
         Keyword::Const(i) => {
-            json::equal(instance, &c.values[i as usize])
+            instance.equals(&c.values[i as usize])
                 || fail!(
                     col,
                     c,
@@ -589,28 +589,30 @@ pub(super) fn assertion<C: Collector>(
         }
         Keyword::Enum(span) => {
             let values = &c.values[span.range()];
-            let found = match instance {
+            let found = match instance.kind() {
                 // The commonest enum: strings, compared inline (no call per value).
-                Value::String(s) => c.enum_has_string(span, s),
+                Kind::String => c.enum_has_string(span, instance.as_str().unwrap_or_default()),
                 // Numbers against the number values only, with no walk per value; a long
                 // enum's in its table.
-                Value::Number(x) if span.len() > ENUM_SCAN_LIMIT => c.long_enum_has_number(span, x),
-                Value::Number(x) => values
-                    .iter()
-                    .any(|v| matches!(v, Value::Number(y) if json::num_eq(x, y))),
+                Kind::Number => match instance.as_number() {
+                    Some(x) if span.len() > ENUM_SCAN_LIMIT => c.long_enum_has_number(span, &x),
+                    Some(x) => values
+                        .iter()
+                        .any(|v| matches!(v, Value::Number(y) if json::num_eq(&x, y))),
+                    None => false,
+                },
                 _ if span.len() > ENUM_SCAN_LIMIT => c.long_enum_has_value(span, instance),
                 // Others against values of their kind only (no call per value of another).
-                _ => values.iter().any(|v| {
-                    std::mem::discriminant(v) == std::mem::discriminant(instance)
-                        && json::equal(instance, v)
-                }),
+                kind => values
+                    .iter()
+                    .any(|v| json::kind_index(v) == kind as usize && instance.equals(v)),
             };
             found || fail!(col, c, ctx, node, k, ErrorKind::enum_of(values))
         }
-        Keyword::MultipleOf(i) => match instance {
-            Value::Number(x) => {
+        Keyword::MultipleOf(i) => match instance.as_number() {
+            Some(x) => {
                 let m = &c.limits[i as usize];
-                json::is_multiple_of_decimal(x, &m.number, m.decimal)
+                json::is_multiple_of_decimal(&x, &m.number, m.decimal)
                     || fail!(
                         col,
                         c,
@@ -628,11 +630,11 @@ pub(super) fn assertion<C: Collector>(
         | Keyword::ExclusiveMaximum(i)
         | Keyword::Minimum(i)
         | Keyword::ExclusiveMinimum(i) => {
-            let Value::Number(x) = instance else {
+            let Some(x) = instance.as_number() else {
                 return true;
             };
-            let decided = c.limits.get(i as usize).and_then(|l| l.admits(kw, x));
-            decided.unwrap_or_else(|| within_bound(c, kw, i, x))
+            let decided = c.limits.get(i as usize).and_then(|l| l.admits(kw, &x));
+            decided.unwrap_or_else(|| within_bound(c, kw, i, &x))
                 || fail!(col, c, ctx, node, k, {
                     // (Built only when an error is collected.)
                     let limit = c.limits[i as usize].number.clone();
@@ -646,22 +648,22 @@ pub(super) fn assertion<C: Collector>(
                     }
                 })
         }
-        Keyword::MaxLength(max) => match instance {
-            Value::String(s) => {
+        Keyword::MaxLength(max) => match instance.as_str() {
+            Some(s) => {
                 max_length(s, max)
                     || fail!(col, c, ctx, node, k, ErrorKind::MaxLength { limit: max })
             }
             _ => true,
         },
-        Keyword::MinLength(min) => match instance {
-            Value::String(s) => {
+        Keyword::MinLength(min) => match instance.as_str() {
+            Some(s) => {
                 min_length(s, min)
                     || fail!(col, c, ctx, node, k, ErrorKind::MinLength { limit: min })
             }
             _ => true,
         },
-        Keyword::Pattern(i) => match instance {
-            Value::String(s) => match c.patterns[i.index()].find_in(s, ctx.budget) {
+        Keyword::Pattern(i) => match instance.as_str() {
+            Some(s) => match c.patterns[i.index()].find_in(s, ctx.budget) {
                 MatchOutcome::Match => true,
                 MatchOutcome::NoMatch => {
                     fail!(
@@ -688,8 +690,9 @@ pub(super) fn assertion<C: Collector>(
             },
             _ => true,
         },
-        Keyword::Format(i) => match instance {
-            Value::String(s) => {
+        Keyword::Format(i) => match instance.kind() {
+            Kind::String => {
+                let s = instance.as_str().unwrap_or_default();
                 let f = &c.formats[i.index()];
                 let ok = match f.custom {
                     Some(check) => check(s),
@@ -708,10 +711,12 @@ pub(super) fn assertion<C: Collector>(
                     )
             }
             // The numeric formats (`uint8`, `int64`, `float`, ...): see format::numeric.
-            Value::Number(n) => {
+            Kind::Number => {
                 let f = &c.formats[i.index()];
                 f.custom.is_some()
-                    || crate::format::check_number(&f.name, n).unwrap_or(true)
+                    || instance
+                        .as_number()
+                        .is_none_or(|n| crate::format::check_number(&f.name, &n).unwrap_or(true))
                     || !f.assert
                     || fail!(
                         col,
@@ -726,26 +731,26 @@ pub(super) fn assertion<C: Collector>(
             }
             _ => true,
         },
-        Keyword::Content(i) => match instance {
-            Value::String(s) => content(c, i, s, ctx, node, k, col),
+        Keyword::Content(i) => match instance.as_str() {
+            Some(s) => content(c, i, s, ctx, node, k, col),
             _ => true,
         },
-        Keyword::MaxItems(max) => match instance {
-            Value::Array(a) => {
+        Keyword::MaxItems(max) => match instance.as_array() {
+            Some(a) => {
                 max_items(a.len(), max)
                     || fail!(col, c, ctx, node, k, ErrorKind::MaxItems { limit: max })
             }
             _ => true,
         },
-        Keyword::MinItems(min) => match instance {
-            Value::Array(a) => {
+        Keyword::MinItems(min) => match instance.as_array() {
+            Some(a) => {
                 min_items(a.len(), min)
                     || fail!(col, c, ctx, node, k, ErrorKind::MinItems { limit: min })
             }
             _ => true,
         },
-        Keyword::UniqueItems => match instance {
-            Value::Array(a) => match duplicate(a) {
+        Keyword::UniqueItems => match instance.as_array() {
+            Some(a) => match duplicate(a) {
                 None => true,
                 Some((first, second)) => fail!(
                     col,
@@ -758,8 +763,8 @@ pub(super) fn assertion<C: Collector>(
             },
             _ => true,
         },
-        Keyword::MaxProperties(max) => match instance {
-            Value::Object(o) => {
+        Keyword::MaxProperties(max) => match instance.as_object() {
+            Some(o) => {
                 max_properties(o, max)
                     || fail!(
                         col,
@@ -772,8 +777,8 @@ pub(super) fn assertion<C: Collector>(
             }
             _ => true,
         },
-        Keyword::MinProperties(min) => match instance {
-            Value::Object(o) => {
+        Keyword::MinProperties(min) => match instance.as_object() {
+            Some(o) => {
                 min_properties(o, min)
                     || fail!(
                         col,
@@ -786,11 +791,11 @@ pub(super) fn assertion<C: Collector>(
             }
             _ => true,
         },
-        Keyword::Required(span) => match instance {
-            Value::Object(o) => {
+        Keyword::Required(span) => match instance.as_object() {
+            Some(o) => {
                 let mut ok = true;
                 for name in &c.strings[span.range()] {
-                    if !json::has_key(o, name.as_ref()) {
+                    if !json::has(o, name.as_ref()) {
                         ok = false;
                         if C::FAIL_FAST {
                             return false;
@@ -812,15 +817,15 @@ pub(super) fn assertion<C: Collector>(
             }
             _ => true,
         },
-        Keyword::DependentRequired(span) => match instance {
-            Value::Object(o) => {
+        Keyword::DependentRequired(span) => match instance.as_object() {
+            Some(o) => {
                 let mut ok = true;
                 for (trigger, names) in &c.dependent_required[span.range()] {
-                    if !json::has_key(o, trigger.as_ref()) {
+                    if !json::has(o, trigger.as_ref()) {
                         continue;
                     }
                     for name in &c.strings[names.range()] {
-                        if !json::has_key(o, name.as_ref()) {
+                        if !json::has(o, name.as_ref()) {
                             ok = false;
                             if C::FAIL_FAST {
                                 return false;
@@ -860,12 +865,12 @@ pub(super) fn assertion<C: Collector>(
 /// Names of properties found only in the instance are data, so the keywords that apply to
 /// them (`patternProperties`, `additionalProperties`, `unevaluatedProperties`) annotate
 /// `true` rather than listing them: output stays redaction-safe.
-pub(super) fn applicator_annotation<C: Collector>(
+pub(super) fn applicator_annotation<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     kw: Keyword,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) {
@@ -892,17 +897,17 @@ pub(super) fn applicator_annotation<C: Collector>(
         | assertion_keywords!() => return,
     }
     let name = c.keyword_names[k];
-    let value = match (kw, instance) {
-        (Keyword::Properties(span), Value::Object(o)) => {
+    let value = match (kw, instance.as_object(), instance.as_array()) {
+        (Keyword::Properties(span), Some(o), _) => {
             let names: Vec<Value> = c.properties[span.range()]
                 .iter()
-                .filter(|(n, _)| json::has_key(o, n.as_ref()))
+                .filter(|(n, _)| json::has(o, n.as_ref()))
                 .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             Value::Array(names)
         }
-        (Keyword::PatternProperties(span), Value::Object(o)) => {
-            let any = o.keys().any(|key| {
+        (Keyword::PatternProperties(span), Some(o), _) => {
+            let any = o.entries().map(|(k, _, _)| k).any(|key| {
                 c.pattern_properties[span.range()].iter().any(|&(p, _)| {
                     c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                 })
@@ -912,13 +917,13 @@ pub(super) fn applicator_annotation<C: Collector>(
             }
             Value::Bool(true)
         }
-        (Keyword::AdditionalProperties(i), Value::Object(o)) => {
+        (Keyword::AdditionalProperties(i), Some(o), _) => {
             // The fused siblings annotate too.
             let a = c.additional[i as usize];
             let names = &c.properties[a.properties.range()];
             let declared: Vec<Value> = names
                 .iter()
-                .filter(|(n, _)| json::has_key(o, n.as_ref()))
+                .filter(|(n, _)| json::has(o, n.as_ref()))
                 .map(|(n, _)| Value::String(n.to_string()))
                 .collect();
             if !names.is_empty() {
@@ -931,12 +936,12 @@ pub(super) fn applicator_annotation<C: Collector>(
                         c.patterns[p.index()].find_name(key, ctx.budget) == MatchOutcome::Match
                     })
             };
-            if o.keys().any(|key| by_pattern(key)) {
+            if o.entries().map(|(k, _, _)| k).any(&by_pattern) {
                 col.annotate(c, ctx, node, "patternProperties", Value::Bool(true));
             }
-            let additional = o.keys().any(|key| {
+            let additional = o.entries().map(|(k, _, _)| k).any(|key| {
                 names
-                    .binary_search_by(|(n, _)| n.as_ref().cmp(key.as_str()))
+                    .binary_search_by(|(n, _)| n.as_ref().cmp(key))
                     .is_err()
                     && !by_pattern(key)
             });
@@ -945,20 +950,18 @@ pub(super) fn applicator_annotation<C: Collector>(
             }
             Value::Bool(true)
         }
-        (Keyword::UnevaluatedProperties(_), Value::Object(o)) if !o.is_empty() => Value::Bool(true),
-        (Keyword::PrefixItems(span), Value::Array(items)) if !items.is_empty() => {
+        (Keyword::UnevaluatedProperties(_), Some(o), _) if !o.is_empty() => Value::Bool(true),
+        (Keyword::PrefixItems(span), _, Some(items)) if !items.is_empty() => {
             if items.len() <= span.len() {
                 Value::Bool(true)
             } else {
                 Value::from(span.len() - 1)
             }
         }
-        (Keyword::Items { skip, .. }, Value::Array(items)) if items.len() > skip as usize => {
+        (Keyword::Items { skip, .. }, _, Some(items)) if items.len() > skip as usize => {
             Value::Bool(true)
         }
-        (Keyword::UnevaluatedItems(_), Value::Array(items)) if !items.is_empty() => {
-            Value::Bool(true)
-        }
+        (Keyword::UnevaluatedItems(_), _, Some(items)) if !items.is_empty() => Value::Bool(true),
         // (Another kind of instance: nothing evaluated.)
         _ => return,
     };

@@ -5,10 +5,10 @@ use super::*;
 
 /// `oneOf` on the fail-fast path: exactly one branch matches.
 #[inline(never)]
-pub(super) fn one_of(
+pub(super) fn one_of<'a, I: Instance<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
     one_of_matches(c, span, instance, ctx) == 1
@@ -17,10 +17,10 @@ pub(super) fn one_of(
 /// How many branches of `oneOf` match, counting to 2 at most (those the dispatch rules
 /// out are skipped; the second match ends the search, or the first in an exclusive list).
 #[inline(always)]
-pub(super) fn one_of_matches(
+pub(super) fn one_of_matches<'a, I: Instance<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> usize {
     let children = c.branches(span);
@@ -59,10 +59,10 @@ pub(super) fn one_of_matches(
 
 /// `anyOf` on the fail-fast path.
 #[inline(never)]
-pub(super) fn any_of(
+pub(super) fn any_of<'a, I: Instance<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
     any_of_inline(c, span, instance, ctx)
@@ -70,10 +70,10 @@ pub(super) fn any_of(
 
 /// `any_of`, inline in `union` (a lone `anyOf` saves a frame).
 #[inline(always)]
-pub(super) fn any_of_inline(
+pub(super) fn any_of_inline<'a, I: Instance<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
     let children = c.branches(span);
@@ -91,12 +91,12 @@ pub(super) fn any_of_inline(
 
 /// `if`/`then`/`else` on the fail-fast path: the branch the condition picks.
 #[inline(never)]
-pub(super) fn if_then_else(
+pub(super) fn if_then_else<'a, I: Instance<'a>>(
     c: &Compiled,
     cond: NodeId,
     then: NodeId,
     els: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
     if then.is_none() && els.is_none() {
@@ -112,15 +112,15 @@ pub(super) fn if_then_else(
 
 /// `allOf` on the fail-fast path.
 #[inline(never)]
-pub(super) fn all_of(
+pub(super) fn all_of<'a, I: Instance<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
     let children = c.branches(span);
     if let Some(chain) = c.if_chain(span)
-        && let Value::Object(o) = instance
+        && let Some(o) = instance.as_object()
     {
         return if_chain(c, children, chain, o, instance, ctx);
     }
@@ -134,50 +134,58 @@ pub(super) fn all_of(
 /// arm's literals (the property's other keywords, none, and `required` of it, met);
 /// without, the branches are evaluated as they are.
 #[inline(never)]
-pub(super) fn if_chain(
+pub(super) fn if_chain<'a, I: Instance<'a>>(
     c: &Compiled,
     children: &[NodeId],
     chain: &crate::schema::IfChain,
-    o: &Map<String, Value>,
-    instance: &Value,
+    o: I::Object,
+    instance: I,
     ctx: Ctx<'_>,
 ) -> bool {
-    let Some(value) = json::get_key(o, chain.key.as_ref()) else {
+    let Some(value) = json::lookup_key(o, chain.key.as_ref()) else {
         return children
             .iter()
             .all(|child| valid_at(c, *child, instance, ctx));
     };
     // (One loop per kind of value, its comparison inline.)
-    match value {
-        Value::String(s) => if_chain_arms(
-            c,
-            children,
-            chain,
-            instance,
-            ctx,
-            |v| matches!(v, Value::String(t) if crate::names::same(t, s)),
-        ),
-        Value::Number(x) => if_chain_arms(
-            c,
-            children,
-            chain,
-            instance,
-            ctx,
-            |v| matches!(v, Value::Number(y) if json::num_eq(x, y)),
-        ),
-        _ => if_chain_arms(c, children, chain, instance, ctx, |v| {
-            std::mem::discriminant(v) == std::mem::discriminant(value) && json::equal(v, value)
+    match value.kind() {
+        Kind::String => {
+            let s = value.as_str().unwrap_or_default();
+            if_chain_arms(
+                c,
+                children,
+                chain,
+                instance,
+                ctx,
+                |v| matches!(v, Value::String(t) if crate::names::same(t, s)),
+            )
+        }
+        Kind::Number => {
+            let Some(x) = value.as_number() else {
+                return false;
+            };
+            if_chain_arms(
+                c,
+                children,
+                chain,
+                instance,
+                ctx,
+                |v| matches!(v, Value::Number(y) if json::num_eq(&x, y)),
+            )
+        }
+        kind => if_chain_arms(c, children, chain, instance, ctx, |v| {
+            json::kind_index(v) == kind as usize && value.equals(v)
         }),
     }
 }
 
 /// `if_chain`'s walk of the branches, `is` telling whether a literal is the value.
 #[inline(always)]
-pub(super) fn if_chain_arms(
+pub(super) fn if_chain_arms<'a, I: Instance<'a>>(
     c: &Compiled,
     children: &[NodeId],
     chain: &crate::schema::IfChain,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     is: impl Fn(&Value) -> bool,
 ) -> bool {
@@ -204,22 +212,22 @@ pub(super) fn if_chain_arms(
 pub(super) type Presence = Option<Box<[std::sync::Arc<str>]>>;
 
 /// The branches of a `oneOf`/`anyOf` that its discriminator leaves possible.
-pub(super) struct Dispatched<'c, 'v> {
+pub(super) struct Dispatched<'c, 'a, I: Instance<'a>> {
     dispatch: Option<&'c crate::schema::Dispatch>,
-    found: Option<&'v Value>,
+    found: Option<I>,
     /// The list's presence filters and the object they test, when it has some.
-    presence: Option<(&'c [Presence], &'v Map<String, Value>)>,
+    presence: Option<(&'c [Presence], I::Object)>,
 }
 
-impl<'c, 'v> Dispatched<'c, 'v> {
+impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
     #[inline]
-    fn new(c: &'c Compiled, span: crate::schema::Span, instance: &'v Value) -> Dispatched<'c, 'v> {
+    fn new(c: &'c Compiled, span: crate::schema::Span, instance: I) -> Dispatched<'c, 'a, I> {
         let d = c
             .list_dispatch
             .get(span.start as usize)
             .copied()
             .unwrap_or(u32::MAX);
-        let Value::Object(o) = instance else {
+        let Some(o) = instance.as_object() else {
             return Dispatched {
                 dispatch: None,
                 found: None,
@@ -234,7 +242,7 @@ impl<'c, 'v> Dispatched<'c, 'v> {
         match c.dispatches.get(d as usize) {
             Some(d) => Dispatched {
                 dispatch: Some(d),
-                found: json::get_key(o, d.property.as_ref()),
+                found: json::lookup_key(o, d.property.as_ref()),
                 presence,
             },
             None => Dispatched {
@@ -260,7 +268,7 @@ impl<'c, 'v> Dispatched<'c, 'v> {
     fn present(&self, j: usize) -> bool {
         match self.presence {
             Some((filters, o)) => match filters.get(j) {
-                Some(Some(names)) => json::has_any_key(o, names),
+                Some(Some(names)) => json::has_any(o, names),
                 _ => true,
             },
             None => true,
@@ -272,10 +280,10 @@ impl<'c, 'v> Dispatched<'c, 'v> {
     #[inline]
     fn indexed(&self) -> Option<impl Iterator<Item = usize> + 'c>
     where
-        'v: 'c,
+        'a: 'c,
     {
-        match (self.dispatch, self.found) {
-            (Some(d), Some(Value::String(s))) => d.for_string(s),
+        match (self.dispatch, self.found.and_then(|v| v.as_str())) {
+            (Some(d), Some(s)) => d.for_string(s),
             _ => None,
         }
     }
@@ -283,10 +291,10 @@ impl<'c, 'v> Dispatched<'c, 'v> {
 
 /// Evaluates every branch keeping the annotations of those that match: (matches, the
 /// errors of the others).
-pub(super) fn annotate_branches<C: Collector>(
+pub(super) fn annotate_branches<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     children: &[NodeId],
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> (usize, Vec<ValidationError>) {
@@ -305,10 +313,10 @@ pub(super) fn annotate_branches<C: Collector>(
 }
 
 /// The errors of every branch, for an `anyOf`/`oneOf` that none matched.
-pub(super) fn branch_errors<C: Collector>(
+pub(super) fn branch_errors<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     children: &[NodeId],
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &C,
 ) -> Vec<ValidationError> {

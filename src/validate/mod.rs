@@ -21,6 +21,7 @@ macro_rules! check {
 mod location;
 
 use crate::error::{ErrorKind, ValidationError};
+use crate::flat::{Array as _, Instance, Kind, Object as _};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
 use crate::schema::{
@@ -28,7 +29,7 @@ use crate::schema::{
     assertion_keywords, other_assertion_keywords,
 };
 use location::{Hop, Path, Seg};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::cmp::Ordering;
 
@@ -89,7 +90,10 @@ pub(crate) struct Frame<'a> {
 /// again, every node fails at once and the call reports `EvaluationBudgetExceeded`.
 pub(crate) struct Budget<'a> {
     left: std::cell::Cell<u64>,
-    root: &'a Value,
+    /// The instance, when a `Value` (counted when the budget first runs out).
+    root: Option<&'a Value>,
+    /// Otherwise its values, counted while it was parsed.
+    values: usize,
     /// (steps before the instance is counted, steps per value), from the options.
     limits: (u64, u64),
     refilled: std::cell::Cell<bool>,
@@ -97,10 +101,16 @@ pub(crate) struct Budget<'a> {
 }
 
 impl<'a> Budget<'a> {
-    pub(crate) fn new(c: &Compiled, root: &'a Value) -> Budget<'a> {
+    #[inline(always)]
+    pub(crate) fn new<I: Instance<'a>>(c: &Compiled, root: I) -> Budget<'a> {
+        let (root, values) = match root.as_value() {
+            Some(v) => (Some(v), 0),
+            None => (None, root.count_values()),
+        };
         Budget {
             left: std::cell::Cell::new(c.step_budget.0),
             root,
+            values,
             limits: c.step_budget,
             refilled: std::cell::Cell::new(false),
             exceeded: std::cell::Cell::new(false),
@@ -126,7 +136,7 @@ impl<'a> Budget<'a> {
             self.exceeded.set(true);
             return false;
         }
-        let values = json::count_values(self.root) as u64;
+        let values = self.root.map_or(self.values, json::count_values) as u64;
         let (min, per_value) = self.limits;
         let more = values.saturating_mul(per_value).saturating_sub(min);
         if more == 0 {
@@ -206,9 +216,9 @@ mod unevaluated;
 
 /// Evaluates the root node against `instance` with `col`, from an empty context.
 #[inline]
-fn run_root<C: Collector>(
+fn run_root<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
-    instance: &Value,
+    instance: I,
     col: &mut C,
     budget: &Budget<'_>,
 ) -> bool {
@@ -226,7 +236,7 @@ fn run_root<C: Collector>(
 }
 
 /// Every error, and the annotations of what succeeded.
-pub(crate) fn outcome(c: &Compiled, instance: &Value) -> Outcome {
+pub(crate) fn outcome<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> Outcome {
     let mut out = Outcome {
         errors: Vec::new(),
         annotations: Vec::new(),
@@ -263,7 +273,7 @@ fn constant_frame<'b>(budget: &'b Budget<'b>) -> Frame<'b> {
 }
 
 /// Whether `instance` conforms to the compiled schema.
-pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
+pub(crate) fn is_valid<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> bool {
     let budget = Budget::new(c, instance);
     if c.dynamic_scope {
         return run_root(c, instance, &mut FailFast, &budget) && !budget.exceeded();
@@ -288,7 +298,7 @@ pub(crate) fn is_valid(c: &Compiled, instance: &Value) -> bool {
 /// with the string's first byte (no regular expression is built or run: the compiler asks
 /// this of literals, and most patterns' engines are built on first use). `false` for any
 /// other node and when unsure.
-pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+pub(crate) fn leaf_rejects<'a, I: Instance<'a>>(c: &Compiled, node: NodeId, instance: I) -> bool {
     let n = c.node(node);
     if !n.leaf {
         return false;
@@ -303,8 +313,8 @@ pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool
     c.keywords[body]
         .iter()
         .enumerate()
-        .any(|(offset, &kw)| match (kw, instance) {
-            (Keyword::Pattern(i), Value::String(s)) => c
+        .any(|(offset, &kw)| match (kw, instance.as_str()) {
+            (Keyword::Pattern(i), Some(s)) => c
                 .patterns
                 .get(i.index())
                 .is_some_and(|p| p.rules_out_name(s)),
@@ -325,9 +335,9 @@ pub(crate) fn leaf_rejects(c: &Compiled, node: NodeId, instance: &Value) -> bool
 }
 
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
-pub(crate) fn collect_errors(
+pub(crate) fn collect_errors<'a, I: Instance<'a>>(
     c: &Compiled,
-    instance: &Value,
+    instance: I,
     skip: usize,
     max: usize,
 ) -> Vec<ValidationError> {
@@ -353,7 +363,12 @@ pub(crate) fn collect_errors(
 
 /// Whether `instance` conforms to `node`, in the given context, collecting nothing.
 #[inline]
-pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_>) -> bool {
+pub(crate) fn valid_at<'a, I: Instance<'a>>(
+    c: &Compiled,
+    node: NodeId,
+    instance: I,
+    ctx: Ctx<'_>,
+) -> bool {
     eval(c, node, instance, ctx, &mut FailFast)
 }
 
@@ -364,10 +379,10 @@ pub(crate) fn valid_at(c: &Compiled, node: NodeId, instance: &Value, ctx: Ctx<'_
 /// the stack pointer is compared with the segment's limit; below it, evaluation continues
 /// on a fresh segment.
 #[inline(always)]
-pub(crate) fn eval<C: Collector>(
+pub(crate) fn eval<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -415,10 +430,10 @@ pub(crate) fn eval<C: Collector>(
 /// keyword loop. (Apart from the checks inlined at every call site, so that those sites
 /// keep small frames: a leaf's check saves no register.)
 #[inline(never)]
-fn eval_deep<C: Collector>(
+fn eval_deep<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -509,14 +524,14 @@ macro_rules! fail {
 /// Whether `instance` has a type in `set` (`"number"` admits integers; an integer-only set
 /// admits `1.0`).
 #[inline(always)]
-pub(crate) fn admits(set: crate::json::TypeSet, instance: &Value) -> bool {
+pub(crate) fn admits<'a, I: Instance<'a>>(set: crate::json::TypeSet, instance: I) -> bool {
     // The type's bit comes from a table indexed by the instance's tag (a jump on the tag
     // mispredicts on mixed arrays), so the common case is a load and a test.
-    let tag = json::kind_index(instance);
+    let tag = instance.kind() as usize;
     set.contains(json::INSTANCE_KINDS[tag])
         || (tag == 2
             && set.contains(JsonType::Integer)
-            && matches!(instance, Value::Number(n) if json::is_integer(n)))
+            && instance.json_type() == JsonType::Integer)
 }
 
 /// Where a `$dynamicRef` (or `$recursiveRef`) lands in the current dynamic scope: the

@@ -55,26 +55,26 @@ pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) ->
 /// `required` on the fail-fast path: true when the sibling properties walk counts the
 /// names instead, else each name looked up.
 #[inline(never)]
-pub(super) fn required_met(
+pub(super) fn required_met<'a, O: crate::flat::Object<'a>>(
     c: &Compiled,
     span: crate::schema::Span,
-    o: &Map<String, Value>,
+    o: O,
 ) -> bool {
     c.required_walked.get(span.start as usize) == Some(&true)
         || c.strings[span.range()]
             .iter()
-            .all(|name| json::has_key(o, name.as_ref()))
+            .all(|name| json::has(o, name.as_ref()))
 }
 
 /// `additionalProperties` fused with its siblings: for each instance property, the
 /// declared schema, the matching patterns' schemas, or else the additional schema.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn additional_properties<C: Collector>(
+pub(super) fn additional_properties<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     i: u32,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -85,7 +85,7 @@ pub(super) fn additional_properties<C: Collector>(
     // Required names met (the fail-fast path checks the sibling `required` this way).
     let mut met = 0;
     let names = c.names_of(a.properties);
-    for (key, value) in o {
+    for (key, summary, value) in o.entries() {
         let path = ctx.path.push(Seg::Key(key));
         // The fail-fast path keeps no location (the unused `path` is optimised away).
         let here = if C::FAIL_FAST {
@@ -98,7 +98,7 @@ pub(super) fn additional_properties<C: Collector>(
         };
         let mut item_ok = true;
         let mut matched = false;
-        if let Some(j) = names.find(c, key) {
+        if let Some(j) = names.find_in(c, key, summary) {
             matched = true;
             met += u32::from(c.property_required[j]);
             item_ok = eval(c, c.properties[j].1, value, here, col);
@@ -145,10 +145,10 @@ pub(super) fn additional_properties<C: Collector>(
 
 /// `properties`: looks up each declared name in the instance.
 #[inline]
-pub(super) fn properties<C: Collector>(
+pub(super) fn properties<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     span: crate::schema::Span,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -159,8 +159,8 @@ pub(super) fn properties<C: Collector>(
             // up by signature.
             let mut met = 0;
             let names = c.names_of(span);
-            for (key, value) in o {
-                if let Some(i) = names.find(c, key) {
+            for (key, summary, value) in o.entries() {
+                if let Some(i) = names.find_in(c, key, summary) {
                     let (child, required) = c.property_walk[i];
                     met += required;
                     if !eval(c, child, value, ctx, col) {
@@ -179,7 +179,7 @@ pub(super) fn properties<C: Collector>(
         }
         // The deferred values of a small span are kept here (by position in the span)
         // for the second pass.
-        let mut kept: [Option<&Value>; KEPT] = [None; KEPT];
+        let mut kept: [Option<O::Value>; KEPT] = [None; KEPT];
         let mut deferred = false;
         let start = span.start as usize;
         let defer = |i: usize, _, value| {
@@ -196,8 +196,8 @@ pub(super) fn properties<C: Collector>(
     if o.len() * 4 < span.len() {
         // Few keys against many declared names: walk the instance, search the names.
         let names = c.names_of(span);
-        for (key, value) in o {
-            if let Some(i) = names.find(c, key) {
+        for (key, summary, value) in o.entries() {
+            if let Some(i) = names.find_in(c, key, summary) {
                 check!(
                     ok,
                     col,
@@ -211,10 +211,10 @@ pub(super) fn properties<C: Collector>(
     if span.len() <= FOUND {
         // One walk of the instance finds the declared names by signature (no string
         // comparisons of a map lookup per name); then they are evaluated in the order.
-        let mut found: [Option<(&String, &Value)>; FOUND] = [None; FOUND];
+        let mut found: [Option<(&str, O::Value)>; FOUND] = [None; FOUND];
         let names = c.names_of(span);
-        for (key, value) in o {
-            if let Some(i) = names.find(c, key)
+        for (key, summary, value) in o.entries() {
+            if let Some(i) = names.find_in(c, key, summary)
                 && let Some(slot) = found.get_mut(i - span.start as usize)
             {
                 *slot = Some((key, value));
@@ -230,8 +230,12 @@ pub(super) fn properties<C: Collector>(
     }
     for &i in &c.property_order[span.range()] {
         let (name, child) = &c.properties[i as usize];
-        if let Some((key, value)) = o.get_key_value(name.as_ref()) {
-            check!(ok, col, eval_at!(c, *child, value, ctx, Seg::Key(key), col));
+        if let Some(value) = json::lookup(o, name.as_ref()) {
+            check!(
+                ok,
+                col,
+                eval_at!(c, *child, value, ctx, Seg::Key(name), col)
+            );
         }
     }
     ok
@@ -239,12 +243,12 @@ pub(super) fn properties<C: Collector>(
 
 /// `minProperties`.
 #[inline(always)]
-pub(super) fn min_properties(o: &Map<String, Value>, min: u64) -> bool {
+pub(super) fn min_properties<'a, O: crate::flat::Object<'a>>(o: O, min: u64) -> bool {
     o.len() as u64 >= min
 }
 
 /// `maxProperties`.
 #[inline(always)]
-pub(super) fn max_properties(o: &Map<String, Value>, max: u64) -> bool {
+pub(super) fn max_properties<'a, O: crate::flat::Object<'a>>(o: O, max: u64) -> bool {
     o.len() as u64 <= max
 }

@@ -6,11 +6,11 @@ use super::*;
 
 /// The fail-fast function of a shape called after the stack check.
 #[inline(always)]
-pub(super) fn shaped<C: Collector>(
+pub(super) fn shaped<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     shape: Shape,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -26,10 +26,10 @@ pub(super) fn shaped<C: Collector>(
 /// scope is extended first, as `eval_node` would (the meta-schemas' vocabularies, each a
 /// resource of its own, keep their shapes).
 #[inline(never)]
-pub(super) fn shaped_in_resource<C: Collector>(
+pub(super) fn shaped_in_resource<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -46,10 +46,10 @@ pub(super) fn shaped_in_resource<C: Collector>(
 /// the instance's type, the only one that may match; or of the union shape: its `oneOf`,
 /// `anyOf`, `allOf`, `if` or tuple (with its bounds), with no keyword loop.
 #[inline(never)]
-pub(super) fn union<C: Collector>(
+pub(super) fn union<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -57,7 +57,7 @@ pub(super) fn union<C: Collector>(
     if n.shape == Shape::TypeSwitch
         && let Some(branches) = c.type_switch(node)
     {
-        let branch = branches[json::kind_index(instance)];
+        let branch = branches[instance.kind() as usize];
         return !branch.is_none() && eval(c, branch, instance, ctx, col);
     }
     // (A step where one value may meet several subschemas, see `Budget`: counted for the
@@ -71,12 +71,12 @@ pub(super) fn union<C: Collector>(
         [Keyword::AllOf(span)] => all_of(c, span, instance, ctx),
         [Keyword::If { cond, then, els }] => if_then_else(c, cond, then, els, instance, ctx),
         [Keyword::Not(child)] => !valid_at(c, child, instance, ctx),
-        [Keyword::Contains(i)] => match instance {
-            Value::Array(items) => contains_count(c, i, items, ctx),
+        [Keyword::Contains(i)] => match instance.as_array() {
+            Some(items) => contains_count(c, i, items, ctx),
             _ => true,
         },
-        [ref bounds @ .., Keyword::PrefixItems(span)] => match instance {
-            Value::Array(items) => {
+        [ref bounds @ .., Keyword::PrefixItems(span)] => match instance.as_array() {
+            Some(items) => {
                 for bound in bounds {
                     let within = match *bound {
                         Keyword::MinItems(min) => min_items(items.len(), min),
@@ -107,7 +107,7 @@ pub(super) fn union<C: Collector>(
                 }
                 c.branches(span)
                     .iter()
-                    .zip(items)
+                    .zip(items.iter())
                     .all(|(child, item)| eval(c, *child, item, ctx, col))
             }
             _ => true,
@@ -122,15 +122,15 @@ pub(super) fn union<C: Collector>(
 /// A tuple of the union shape with `items` after it (see `accel::shapes::is_tuple`), fail-fast:
 /// its bounds, `prefixItems` and the `items` (or `additionalItems`), in the body's order.
 #[inline(never)]
-pub(super) fn tuple<C: Collector>(
+pub(super) fn tuple<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     body: &[Keyword],
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let Value::Array(items) = instance else {
+    let Some(items) = instance.as_array() else {
         return true;
     };
     for kw in body {
@@ -140,7 +140,7 @@ pub(super) fn tuple<C: Collector>(
             Keyword::PrefixItems(span) => c
                 .branches(span)
                 .iter()
-                .zip(items)
+                .zip(items.iter())
                 .all(|(child, item)| eval(c, *child, item, ctx, col)),
             Keyword::Items { node: child, skip } => items_from(c, child, skip, items, ctx, col),
             // (Not of the shape: the general loop decides.)
@@ -187,10 +187,10 @@ pub(super) fn tuple<C: Collector>(
 /// with a small frame instead of `eval_node`'s. (Before the stack check: chains of such
 /// nodes are short, see `accel::forwards::forward_chains`.)
 #[inline(never)]
-pub(super) fn forward<C: Collector>(
+pub(super) fn forward<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -205,15 +205,19 @@ pub(super) fn forward<C: Collector>(
 /// A node of the typed-array shape (see `Shape::TypedArray`), fail-fast: no context, no
 /// dispatch through the general keyword loop.
 #[inline(never)]
-pub(super) fn typed_array(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+pub(super) fn typed_array<'a, I: Instance<'a>>(c: &Compiled, node: NodeId, instance: I) -> bool {
     typed_array_inline(c, node, instance)
 }
 
 /// [`typed_array`], inline: for the items of an array of typed arrays (the rings and
 /// lines of GeoJSON), where a call per item costs as much as the check.
 #[inline(always)]
-pub(super) fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -> bool {
-    let Value::Array(items) = instance else {
+pub(super) fn typed_array_inline<'a, I: Instance<'a>>(
+    c: &Compiled,
+    node: NodeId,
+    instance: I,
+) -> bool {
+    let Some(items) = instance.as_array() else {
         return true;
     };
     let spec = c.array_spec(node);
@@ -230,7 +234,7 @@ pub(super) fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -
         // (One kind of item, strings or numbers most often: a compare of tags.)
         return items
             .iter()
-            .all(|item| json::kind_index(item) as u8 == spec.kind);
+            .all(|item| item.kind() as usize as u8 == spec.kind);
     }
     all_admitted(spec.items, items)
 }
@@ -238,13 +242,20 @@ pub(super) fn typed_array_inline(c: &Compiled, node: NodeId, instance: &Value) -
 /// Whether every item has a type in `set` (out of line: the integer test's registers
 /// would make every typed array's frame larger).
 #[inline(never)]
-pub(super) fn all_admitted(set: crate::json::TypeSet, items: &[Value]) -> bool {
+pub(super) fn all_admitted<'a, A: crate::flat::Array<'a>>(
+    set: crate::json::TypeSet,
+    items: A,
+) -> bool {
     items.iter().all(|item| admits(set, item))
 }
 
 /// `node` evaluated by the general keyword loop, from an empty context.
 #[cold]
-pub(super) fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+pub(super) fn valid_at_general<'a, I: Instance<'a>>(
+    c: &Compiled,
+    node: NodeId,
+    instance: I,
+) -> bool {
     let path = location::Path::root();
     let scope = Scope::root(c.node(node).resource);
     let hop = Hop::root(node);
@@ -262,14 +273,14 @@ pub(super) fn valid_at_general(c: &Compiled, node: NodeId, instance: &Value) -> 
 /// A node of the plain-object shape (see `Shape::PlainObject`), fail-fast: one walk over
 /// the instance's keys, outside the general keyword loop.
 #[inline(never)]
-pub(super) fn plain_object<C: Collector>(
+pub(super) fn plain_object<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let Value::Object(o) = instance else {
+    let Some(o) = instance.as_object() else {
         return true;
     };
     let spec = c.object_spec(node);
@@ -283,7 +294,7 @@ pub(super) fn plain_object<C: Collector>(
     }
     // (A loop, as in `items_array`.)
     for name in &c.strings[spec.required.range()] {
-        if !json::has_key(o, name.as_ref()) {
+        if !json::has(o, name.as_ref()) {
             return false;
         }
     }
@@ -303,19 +314,19 @@ pub(super) fn plain_object<C: Collector>(
 /// The walk `ObjectWalk::Keys`: each key looked up in the spec's names, its value checked
 /// against the name's schema or the other keys'.
 #[inline(always)]
-pub(super) fn keys_walk<C: Collector>(
+pub(super) fn keys_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     spec: &crate::schema::ObjectSpec,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     let others = spec.others;
     let table = spec.names(c);
     let mut met = 0;
-    for (key, value) in o {
+    for (key, summary, value) in o.entries() {
         // (One call site of the inlined `eval` for both kinds of key.)
-        let child = match table.find(c, key) {
+        let child = match table.find_in(c, key, summary) {
             Some(i) => {
                 let (child, required) = c.property_walk[i];
                 met += required;
@@ -333,35 +344,38 @@ pub(super) fn keys_walk<C: Collector>(
 /// The walk `ObjectWalk::Named`: every key against `propertyNames`, then the keys walk;
 /// with no declared name (a dictionary), each key's name and value in one pass.
 #[inline(never)]
-pub(super) fn named_walk<C: Collector>(
+pub(super) fn named_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     spec: &crate::schema::ObjectSpec,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     let key_names = spec.key_names;
     if spec.names.len() == 0 {
         let others = spec.others;
-        return o.iter().all(|(key, value)| {
+        return o.entries().all(|(key, _, value)| {
             name_valid(c, key_names, key, ctx)
                 && (others.is_none() || eval(c, others, value, ctx, col))
         });
     }
-    o.keys().all(|key| name_valid(c, key_names, key, ctx)) && keys_walk(c, spec, o, ctx, col)
+    o.entries()
+        .map(|(k, _, _)| k)
+        .all(|key| name_valid(c, key_names, key, ctx))
+        && keys_walk(c, spec, o, ctx, col)
 }
 
 /// A node of the property-test shape (see `Shape::PropertyTest`), fail-fast: the one
 /// property looked up and compared with the literals, its kind of value decided once.
 #[inline(never)]
-pub(super) fn property_test<C: Collector>(
+pub(super) fn property_test<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let Value::Object(o) = instance else {
+    let Some(o) = instance.as_object() else {
         return true;
     };
     let Some(test) = c
@@ -371,15 +385,15 @@ pub(super) fn property_test<C: Collector>(
     else {
         return eval_node(c, node, instance, ctx, col);
     };
-    let Some(value) = json::get(o, &test.name) else {
+    let Some(value) = json::lookup(o, &test.name) else {
         return !test.required;
     };
     let literals = c.values.get(test.values.range()).unwrap_or_default();
-    match value {
-        Value::String(s) => literals
+    match value.as_str() {
+        Some(s) => literals
             .iter()
             .any(|v| matches!(v, Value::String(t) if crate::names::same(t, s))),
-        _ => literals.iter().any(|v| json::equal(v, value)),
+        _ => literals.iter().any(|v| value.equals(v)),
     }
 }
 
@@ -387,14 +401,16 @@ pub(super) fn property_test<C: Collector>(
 /// `ObjectWalk::Values`): no key is looked at. (Chosen at compile time: a check of the
 /// table inside `plain_object` cost every object 1-4%.)
 #[inline(never)]
-pub(super) fn dictionary<C: Collector>(
+pub(super) fn dictionary<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     others: NodeId,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    o.values().all(|value| eval(c, others, value, ctx, col))
+    o.entries()
+        .map(|(_, _, v)| v)
+        .all(|value| eval(c, others, value, ctx, col))
 }
 
 /// Up to this many names, `properties` keeps the deferred values by position and goes
@@ -406,16 +422,16 @@ pub(super) const BY_POSITION: usize = 8;
 /// cost a few steps, however many names the schema declares; past `KEPT` found, the
 /// declared names are gone through in order instead).
 #[inline(never)]
-pub(super) fn properties_by_rank<C: Collector>(
+pub(super) fn properties_by_rank<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     span: crate::schema::Span,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     const KEPT: usize = 16;
     // (Inline storage, never spilled: pushes stop at `KEPT`.)
-    let mut kept: smallvec::SmallVec<[(u32, NodeId, &Value); KEPT]> = smallvec::SmallVec::new();
+    let mut kept: smallvec::SmallVec<[(u32, NodeId, O::Value); KEPT]> = smallvec::SmallVec::new();
     let mut found = 0;
     let defer = |i: usize, child, value| {
         if found < KEPT {
@@ -427,7 +443,9 @@ pub(super) fn properties_by_rank<C: Collector>(
         return false;
     }
     if found > KEPT {
-        return deferred_in_order(c, span, ctx, col, |i| o.get(c.properties[i].0.as_ref()));
+        return deferred_in_order(c, span, ctx, col, |i| {
+            json::lookup(o, c.properties[i].0.as_ref())
+        });
     }
     // (Insertion sort: a handful of entries.)
     for j in 1..kept.len() {
@@ -446,18 +464,18 @@ pub(super) fn properties_by_rank<C: Collector>(
 /// `defer` (index in `properties`, schema, value). False when a value fails or a required
 /// name counted by the walk is missing.
 #[inline(always)]
-pub(super) fn leaves_first<'v, C: Collector>(
+pub(super) fn leaves_first<'a, O: crate::flat::Object<'a>, C: Collector>(
     c: &Compiled,
     span: crate::schema::Span,
-    o: &'v Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
     col: &mut C,
-    mut defer: impl FnMut(usize, NodeId, &'v Value),
+    mut defer: impl FnMut(usize, NodeId, O::Value),
 ) -> bool {
     let mut met = 0;
     let names = c.names_of(span);
-    for (key, value) in o {
-        if let Some(i) = names.find(c, key) {
+    for (key, summary, value) in o.entries() {
+        if let Some(i) = names.find_in(c, key, summary) {
             let (child, required) = c.property_walk[i];
             met += required;
             if c.node(child).leaf {
@@ -475,12 +493,12 @@ pub(super) fn leaves_first<'v, C: Collector>(
 /// The second pass of `properties` on the fail-fast path: the schemas that are not
 /// assertions only, in the span's evaluation order, against the values `value_of` gives.
 #[inline(always)]
-pub(super) fn deferred_in_order<'v, C: Collector>(
+pub(super) fn deferred_in_order<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     span: crate::schema::Span,
     ctx: Ctx<'_>,
     col: &mut C,
-    value_of: impl Fn(usize) -> Option<&'v Value>,
+    value_of: impl Fn(usize) -> Option<I>,
 ) -> bool {
     for &i in &c.property_order[span.range()] {
         let child = c.property_walk[i as usize].0;
@@ -500,11 +518,11 @@ pub(super) fn deferred_in_order<'v, C: Collector>(
 /// path: each key against its declared schema, then every pattern that matches it, else
 /// the other keys' schema; the required names met are counted on the way.
 #[inline(never)]
-pub(super) fn patterned_walk(
+pub(super) fn patterned_walk<'a, O: crate::flat::Object<'a>>(
     c: &Compiled,
     i: u32,
     names: crate::schema::Names<'_>,
-    o: &Map<String, Value>,
+    o: O,
     ctx: Ctx<'_>,
 ) -> bool {
     // (A step where one value may meet several subschemas; see `Budget`.)
@@ -515,9 +533,9 @@ pub(super) fn patterned_walk(
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = c.is_false_schema(a.node);
     let mut met = 0;
-    for (key, value) in o {
+    for (key, summary, value) in o.entries() {
         let mut matched = false;
-        if let Some(j) = names.find(c, key) {
+        if let Some(j) = names.find_in(c, key, summary) {
             matched = true;
             let (child, required) = c.property_walk[j];
             met += required;
@@ -552,42 +570,50 @@ pub(super) fn patterned_walk(
 /// (`{"type": "string", "enum": [..]}`), fail-fast: without `eval_leaf`'s loop, so with
 /// a small frame.
 #[inline(never)]
-pub(super) fn leaf_one<C: Collector>(
+pub(super) fn leaf_one<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     at: usize,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     let Some(&kw) = c.keywords.get(at) else {
         return false;
     };
-    match (kw, instance) {
-        (Keyword::Enum(span), Value::String(s)) => c.enum_has_string(span, s),
-        (Keyword::Const(i), Value::String(s)) => {
+    match (kw, instance.kind()) {
+        (Keyword::Enum(span), Kind::String) => {
+            c.enum_has_string(span, instance.as_str().unwrap_or_default())
+        }
+        (Keyword::Const(i), Kind::String) => {
+            let s = instance.as_str().unwrap_or_default();
             matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
         }
         // (Other scalars inline too: `{"const": true}`, `{"const": 2}`.)
-        (Keyword::Const(i), Value::Bool(b)) => {
-            matches!(&c.values[i as usize], Value::Bool(t) if t == b)
+        (Keyword::Const(i), Kind::Bool) => {
+            matches!(&c.values[i as usize], Value::Bool(t) if Some(*t) == instance.as_bool())
         }
-        (Keyword::Const(i), Value::Number(x)) => {
-            matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(x, y))
+        (Keyword::Const(i), Kind::Number) => match instance.as_number() {
+            Some(x) => matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(&x, y)),
+            None => false,
+        },
+        (Keyword::MaxLength(max), Kind::String) => {
+            max_length(instance.as_str().unwrap_or_default(), max)
         }
-        (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
-        (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
+        (Keyword::MinLength(min), Kind::String) => {
+            min_length(instance.as_str().unwrap_or_default(), min)
+        }
         _ => assertion(c, node, at, kw, instance, ctx, col),
     }
 }
 
 /// The keywords `body` of a node of assertions only, fail-fast.
 #[inline(never)]
-pub(super) fn eval_leaf<C: Collector>(
+pub(super) fn eval_leaf<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     body: std::ops::Range<usize>,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
@@ -596,10 +622,10 @@ pub(super) fn eval_leaf<C: Collector>(
     // the byte length decides most strings, and the code points are counted at most once.
     // (Only a pass is decided here: a failure goes through the loop, which reports it.)
     if let (
-        Value::String(s),
+        Some(s),
         [Keyword::MinLength(min), Keyword::MaxLength(max)]
         | [Keyword::MaxLength(max), Keyword::MinLength(min)],
-    ) = (instance, &c.keywords[body.clone()])
+    ) = (instance.as_str(), &c.keywords[body.clone()])
     {
         let len = s.len() as u64;
         if len <= *max && len >= min.saturating_mul(4) {
@@ -614,8 +640,9 @@ pub(super) fn eval_leaf<C: Collector>(
     }
     for (offset, kw) in c.keywords[body].iter().enumerate() {
         // The cheapest keywords of string and array leaves inline; the rest by call.
-        let ok = match (*kw, instance) {
-            (Keyword::Enum(span), Value::String(s)) => {
+        let ok = match (*kw, instance.kind()) {
+            (Keyword::Enum(span), Kind::String) => {
+                let s = instance.as_str().unwrap_or_default();
                 if span.len() <= ENUM_SCAN_LIMIT {
                     c.values[span.range()]
                         .iter()
@@ -625,23 +652,39 @@ pub(super) fn eval_leaf<C: Collector>(
                     c.long_enum_has_string(span, s)
                 }
             }
-            (Keyword::Const(i), Value::String(s)) => {
+            (Keyword::Const(i), Kind::String) => {
+                let s = instance.as_str().unwrap_or_default();
                 matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
             }
-            (Keyword::MaxLength(max), Value::String(s)) => max_length(s, max),
-            (Keyword::MinLength(min), Value::String(s)) => min_length(s, min),
-            (Keyword::MinItems(min), Value::Array(a)) => min_items(a.len(), min),
-            (Keyword::MaxItems(max), Value::Array(a)) => max_items(a.len(), max),
-            (Keyword::MinProperties(min), Value::Object(o)) => min_properties(o, min),
-            (Keyword::MaxProperties(max), Value::Object(o)) => max_properties(o, max),
+            (Keyword::MaxLength(max), Kind::String) => {
+                max_length(instance.as_str().unwrap_or_default(), max)
+            }
+            (Keyword::MinLength(min), Kind::String) => {
+                min_length(instance.as_str().unwrap_or_default(), min)
+            }
+            (Keyword::MinItems(min), Kind::Array) => {
+                min_items(instance.as_array().map_or(0, |a| a.len()), min)
+            }
+            (Keyword::MaxItems(max), Kind::Array) => {
+                max_items(instance.as_array().map_or(0, |a| a.len()), max)
+            }
+            (Keyword::MinProperties(min), Kind::Object) => {
+                instance.as_object().is_some_and(|o| min_properties(o, min))
+            }
+            (Keyword::MaxProperties(max), Kind::Object) => {
+                instance.as_object().is_some_and(|o| max_properties(o, max))
+            }
             // A number against a bound: one comparison, mostly (see `Limit::admits`).
             (
                 Keyword::Minimum(i)
                 | Keyword::Maximum(i)
                 | Keyword::ExclusiveMinimum(i)
                 | Keyword::ExclusiveMaximum(i),
-                Value::Number(x),
-            ) => match c.limits.get(i as usize).and_then(|l| l.admits(*kw, x)) {
+                Kind::Number,
+            ) => match instance
+                .as_number()
+                .and_then(|x| c.limits.get(i as usize).and_then(|l| l.admits(*kw, &x)))
+            {
                 Some(ok) => ok,
                 None => assertion(c, node, start + offset, *kw, instance, ctx, col),
             },

@@ -12,6 +12,7 @@
 use super::location::Seg;
 use super::{Collector, Ctx, eval};
 use crate::error::ErrorKind;
+use crate::flat::Instance;
 use crate::json;
 use crate::schema::{Compiled, Filter, NodeId, Span};
 use serde_json::Value;
@@ -19,19 +20,19 @@ use serde_json::Value;
 /// Reports the failure of the `oneOf`/`anyOf` keyword `k` of `node` (its branches in
 /// `span`, none of which matched `instance`) through its tag, when it has one and the tag
 /// tells: answers `false` (nothing reported) otherwise, and always when failing fast.
-pub(super) fn report<C: Collector>(
+pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     span: Span,
-    instance: &Value,
+    instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     if C::FAIL_FAST {
         return false;
     }
-    let Value::Object(o) = instance else {
+    let Some(o) = instance.as_object() else {
         return false;
     };
     let Some(d) = c
@@ -42,7 +43,7 @@ pub(super) fn report<C: Collector>(
         return false;
     };
     let children = c.node_list(span);
-    let found = json::get_key(o, &d.property);
+    let found = json::lookup_key(o, &d.property);
     let mut selected = d
         .filters
         .iter()

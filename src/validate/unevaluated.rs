@@ -8,9 +8,9 @@
 use super::location::Seg;
 use super::{Collector, Ctx, Frame, Scope, dynamic_target, eval, valid_at};
 use crate::error::ErrorKind;
+use crate::flat::{Array as _, Instance, Object as _};
 use crate::pattern::MatchOutcome;
 use crate::schema::{Compiled, Keyword, NodeId, assertion_keywords};
-use serde_json::{Map, Value};
 
 /// Context with the dynamic scope extended when `node` is in another resource.
 fn enter<'a>(c: &Compiled, node: NodeId, scope: &'a Scope<'a>) -> Scope<'a> {
@@ -24,11 +24,11 @@ fn enter<'a>(c: &Compiled, node: NodeId, scope: &'a Scope<'a>) -> Scope<'a> {
 
 /// Whether `node` (valid against `instance`) evaluated property `key`.
 /// `top` skips the node's own `unevaluatedProperties`.
-fn evaluated_property(
+fn evaluated_property<'a, I: Instance<'a>>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
-    o: &Map<String, Value>,
+    instance: I,
+    o: I::Object,
     key: &str,
     ctx: Ctx<'_>,
     top: bool,
@@ -70,7 +70,7 @@ fn evaluated_property(
             }
             Keyword::DependentSchemas(span) => {
                 c.dependent_schemas[span.range()].iter().any(|(name, n)| {
-                    crate::json::has_key(o, name.as_ref())
+                    crate::json::has(o, name.as_ref())
                         && evaluated_property(c, *n, instance, o, key, ctx, false)
                 })
             }
@@ -93,11 +93,11 @@ fn evaluated_property(
 }
 
 /// Whether `node` (valid against `items`) evaluated item `index`.
-fn evaluated_item(
+fn evaluated_item<'a, I: Instance<'a>>(
     c: &Compiled,
     node: NodeId,
-    instance: &Value,
-    items: &[Value],
+    instance: I,
+    items: I::Array,
     index: usize,
     ctx: Ctx<'_>,
     top: bool,
@@ -112,7 +112,9 @@ fn evaluated_item(
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::PrefixItems(span) => index < span.len(),
             Keyword::Items { skip, .. } => index >= skip as usize,
-            Keyword::Contains(i) => valid_at(c, c.contains[i.index()].node, &items[index], ctx),
+            Keyword::Contains(i) => items
+                .get(index)
+                .is_some_and(|item| valid_at(c, c.contains[i.index()].node, item, ctx)),
             Keyword::UnevaluatedItems(_) => !top,
             Keyword::AllOf(span) => c
                 .node_list(span)
@@ -132,11 +134,11 @@ fn evaluated_item(
                 }
             }
             Keyword::DependentSchemas(span) => {
-                let Value::Object(o) = instance else {
+                let Some(o) = instance.as_object() else {
                     return false;
                 };
                 c.dependent_schemas[span.range()].iter().any(|(name, n)| {
-                    crate::json::has_key(o, name.as_ref())
+                    crate::json::has(o, name.as_ref())
                         && evaluated_item(c, *n, instance, items, index, ctx, false)
                 })
             }
@@ -160,20 +162,20 @@ fn evaluated_item(
 
 /// `unevaluatedProperties` of `node`, whose other keywords have been evaluated.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn properties<C: Collector>(
+pub(super) fn properties<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     child: NodeId,
-    instance: &Value,
-    o: &Map<String, Value>,
+    instance: I,
+    o: I::Object,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
     let forbidden = c.is_false_schema(child);
     let known = c.unevaluated_of(node);
     let mut ok = true;
-    for (key, value) in o {
+    for (key, _, value) in o.entries() {
         // (A lookup answers for the names the unconditional subschemas declare; the
         // conditional ones are asked only when it cannot.)
         let evaluated = match known.and_then(|k| k.knows(c, key, ctx.budget)) {
@@ -206,13 +208,13 @@ pub(super) fn properties<C: Collector>(
 
 /// `unevaluatedItems` of `node`, whose other keywords have been evaluated.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn items<C: Collector>(
+pub(super) fn items<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
     child: NodeId,
-    instance: &Value,
-    items: &[Value],
+    instance: I,
+    items: I::Array,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {

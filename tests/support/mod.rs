@@ -1,6 +1,7 @@
 //! One check that every way of validating agrees, for the test files that check verdicts.
 //!
-//! For a schema and an instance: `is_valid`, the reporting path run in full (without the
+//! For a schema and an instance: `is_valid`, `is_valid_json` on its text, the reporting
+//! path run in full (without the
 //! `is_valid` pass `validate` and `iter_errors` start with, so that a shortcut that
 //! wrongly accepts cannot hide behind it), `validate`, `iter_errors` and `evaluate`, each
 //! under the default configuration and the reference one (`Options::shortcuts(false)`,
@@ -59,9 +60,10 @@ pub fn compile_with(options: &Options, schema: &Value) -> Result<Both, SchemaErr
 }
 
 /// Every verdict of one configuration, labelled.
-fn verdicts(schema: &Schema, instance: &Value) -> [(&'static str, bool); 5] {
+fn verdicts(schema: &Schema, instance: &Value) -> [(&'static str, bool); 6] {
     [
         ("is_valid", schema.is_valid(instance)),
+        ("is_valid_json", from_text(schema, instance)),
         (
             "errors (reporting path in full)",
             schema.errors_unchecked(instance).is_empty(),
@@ -70,6 +72,17 @@ fn verdicts(schema: &Schema, instance: &Value) -> [(&'static str, bool); 5] {
         ("iter_errors", schema.iter_errors(instance).next().is_none()),
         ("evaluate", evaluated(schema, instance)),
     ]
+}
+
+/// `is_valid_json` on the instance's text (the evaluator on the flat tree); `is_valid`'s
+/// for an instance nested deeper than JSON text may be (built in code, not parsed).
+fn from_text(schema: &Schema, instance: &Value) -> bool {
+    let text = serde_json::to_vec(instance).expect("a Value serializes");
+    match schema.is_valid_json(&text) {
+        Ok(v) => v,
+        Err(e) if e.kind == toolschema::JsonErrorKind::TooDeep => schema.is_valid(instance),
+        Err(e) => panic!("is_valid_json refuses serde_json's own text: {e}"),
+    }
 }
 
 /// `evaluate`'s verdict; `is_valid`'s when `evaluate` ran past its output budget (it keeps

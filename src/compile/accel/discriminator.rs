@@ -552,7 +552,7 @@ pub(super) fn spread(filters: &[Filter], budget: &mut usize) -> Option<Spread> {
     let mut sum = 0;
     for v in &seen {
         *budget = budget.checked_sub(filters.len())?;
-        sum += filters.iter().filter(|f| f.admits(Some(v))).count();
+        sum += filters.iter().filter(|f| f.admits(Some(*v))).count();
     }
     Some((sum, seen.len()))
 }

@@ -133,7 +133,7 @@ pub(super) fn literal_test(
         // (The literals the child's `type` rejects can never match.)
         Err(c.values[span.range()]
             .iter()
-            .filter(|v| crate::validate::admits(types, v))
+            .filter(|v| crate::validate::admits(types, *v))
             .cloned()
             .collect())
     };

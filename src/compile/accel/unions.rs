@@ -107,7 +107,7 @@ pub(super) fn literal_union(c: &Compiled, span: Span, one: bool) -> Option<Vec<s
         values.extend(
             c.values[own.range()]
                 .iter()
-                .filter(|v| crate::validate::admits(types, v))
+                .filter(|v| crate::validate::admits(types, *v))
                 .cloned(),
         );
     }
