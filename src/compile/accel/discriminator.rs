@@ -273,14 +273,13 @@ pub(super) fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Val
     let mut out = Vec::new();
     for kw in c.keywords_of(node) {
         match *kw {
-            Keyword::Not(n) => match *c.keywords_of(n) {
-                [kw] => {
-                    if let Some(span) = literal_values(kw) {
-                        out.extend_from_slice(&c.values[span.range()]);
-                    }
+            Keyword::Not(n) => {
+                if let [kw] = *c.keywords_of(n)
+                    && let Some(span) = literal_values(kw)
+                {
+                    out.extend_from_slice(&c.values[span.range()]);
                 }
-                [] | [_, _, ..] => {}
-            },
+            }
             Keyword::Ref(t) => out.extend(excluded_values(c, t, depth + 1)),
             Keyword::Properties(_)
             | Keyword::PatternProperties(_)
