@@ -24,19 +24,12 @@ fn corpus() -> PathBuf {
 #[test]
 fn python_sdk_client_against_toolschema_serve() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(support::python::require("mcp, jsonschema"))
-        .arg(root.join("tests/mcp_client/client_test.py"))
-        .arg(env!("CARGO_BIN_EXE_toolschema"))
-        .arg(root.join("tests/mcp_client/mock_tools.json"))
-        .arg(corpus())
-        .output()
-        .expect("cannot run the Python client test");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    let stdout = support::python::run_checks(
+        Command::new(support::python::require("mcp, jsonschema"))
+            .arg(root.join("tests/mcp_client/client_test.py"))
+            .arg(env!("CARGO_BIN_EXE_toolschema"))
+            .arg(root.join("tests/mcp_client/mock_tools.json"))
+            .arg(corpus()),
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }

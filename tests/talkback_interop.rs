@@ -36,17 +36,10 @@ fn example_server() -> PathBuf {
 
 #[test]
 fn python_sdk_answers_sampling_and_elicitation() {
-    let output = Command::new(support::python::require("mcp"))
-        .arg(root().join("tests/mcp_client/talkback_test.py"))
-        .arg(example_server())
-        .output()
-        .expect("cannot run the Python client test");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    let stdout = support::python::run_checks(
+        Command::new(support::python::require("mcp"))
+            .arg(root().join("tests/mcp_client/talkback_test.py"))
+            .arg(example_server()),
     );
     assert!(stdout.contains("25 passed, 0 failed"), "{stdout}");
 }

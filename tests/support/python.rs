@@ -31,3 +31,18 @@ pub fn require(modules: &str) -> PathBuf {
         )
     })
 }
+
+/// Runs a Python check script (`command`, built on a Python from [`require`]), prints its
+/// output, checks it succeeded and returns its standard output.
+#[track_caller]
+pub fn run_checks(command: &mut Command) -> String {
+    let output = command.output().expect("cannot run the Python client test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    stdout.into_owned()
+}
