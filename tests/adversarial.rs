@@ -8,52 +8,17 @@
 //! figures.
 
 use serde_json::{Map, Value, json};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use toolschema::{ErrorKind, Limits, Options, Schema, SchemaError, SchemaErrorKind};
 
 // ---------------------------------------------------------------------------------------
 // Measurement.
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let grow = new_size - layout.size();
-                let now = CURRENT.fetch_add(grow, Ordering::Relaxed) + grow;
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+mod support;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: support::alloc::Counting = support::alloc::Counting;
 
 /// One case at a time, so that the peak belongs to the case measured.
 /// Held by each test for its whole run: the heap counter is process-wide, so a test's
@@ -81,12 +46,9 @@ const MIB: usize = 1 << 20;
 #[track_caller]
 fn measure<T>(name: &str, max_heap: usize, f: impl FnOnce() -> T) -> T {
     let _guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
     let start = Instant::now();
-    let out = f();
+    let (out, peak) = support::alloc::peak_during(f);
     let elapsed = start.elapsed();
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
     println!(
         "adversarial: {name:<58} {:>9.1} ms  peak heap {:>8.1} MiB",
         elapsed.as_secs_f64() * 1e3,

@@ -4,10 +4,9 @@
 //! revision of the spec shows up here as a failure.
 
 use serde_json::{Value, json};
-use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 use toolschema::Schema;
-use toolschema::mcp::{CallToolResult, Connection, LogLevel, Server, TaskSupport, Tool};
+use toolschema::mcp::{CallToolResult, LogLevel, Server, TaskSupport, Tool};
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -34,38 +33,9 @@ fn conforms(name: &str, message: &Value) {
     assert!(errors.is_empty(), "not a {name}: {errors:?}\n{message}");
 }
 
-struct Client {
-    conn: Connection,
-    rx: mpsc::Receiver<String>,
-}
+mod support;
 
-impl Client {
-    fn new(server: &Server) -> Client {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        Client { conn, rx }
-    }
-
-    fn next(&self) -> Value {
-        let line = self
-            .rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("no message from the server");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    fn send(&self, message: &Value) -> Value {
-        self.conn.handle(&message.to_string());
-        self.next()
-    }
-
-    fn quiet(&self) -> bool {
-        self.rx.recv_timeout(Duration::from_millis(300)).is_err()
-    }
-}
+use support::mcp::Client;
 
 fn server() -> Server {
     let logs = Tool::builder("logs")
@@ -193,7 +163,7 @@ fn required_meta_fields_are_enforced() {
         "the spec calls it malformed"
     );
     assert_eq!(
-        c.send(&request),
+        c.ask(&request),
         error(
             json!(1),
             -32602,
@@ -219,7 +189,7 @@ fn required_meta_fields_are_enforced() {
             json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "logs"}}),
         ),
     ] {
-        let answer = c.send(&request);
+        let answer = c.ask(&request);
         assert_eq!(
             answer,
             error(
@@ -233,7 +203,7 @@ fn required_meta_fields_are_enforced() {
     let request = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list",
         "params": {"_meta": {PV: "2026-07-28", CAPS: []}}});
     assert_eq!(
-        c.send(&request)["error"]["code"],
+        c.ask(&request)["error"]["code"],
         -32602,
         "clientCapabilities must be an object"
     );
@@ -247,14 +217,14 @@ fn required_meta_fields_are_enforced() {
 #[test]
 fn supported_versions_are_the_same_everywhere() {
     let c = Client::new(&server());
-    let discovered = c.send(&json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": meta()}}));
+    let discovered = c.ask(&json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": meta()}}));
     let supported = discovered["result"]["supportedVersions"].clone();
     assert_eq!(supported, json!(["2026-07-28"]));
     for requested in ["2025-11-25", "2024-11-05", "1900-01-01"] {
         let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
             "params": {"_meta": {PV: requested, CAPS: {}}}});
         conforms("ListToolsRequest", &request);
-        let answer = c.send(&request);
+        let answer = c.ask(&request);
         assert_eq!(
             answer,
             json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022,
@@ -281,8 +251,7 @@ fn legacy_methods_are_unknown_to_modern_requests() {
         if method == "logging/setLevel" {
             params["level"] = json!("debug");
         }
-        let answer =
-            c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
+        let answer = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}));
         assert_eq!(
             answer,
             error(
@@ -295,14 +264,14 @@ fn legacy_methods_are_unknown_to_modern_requests() {
         );
     }
     // The modern initialize opened no session: a request without `_meta` is still malformed.
-    let answer = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let answer = c.ask(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(answer["error"]["code"], -32602);
     // And a legacy session does not leak into modern requests: they are stateless.
     let c = Client::new(&server());
-    let init = c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+    let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    let listed = c.send(
+    let listed = c.ask(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta()}}),
     );
     assert_eq!(listed["result"]["resultType"], "complete");
@@ -319,7 +288,7 @@ fn unknown_log_levels_are_rejected() {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": m, "name": "logs"}});
     assert!(!spec("CallToolRequest").is_valid(&request));
     assert_eq!(
-        c.send(&request),
+        c.ask(&request),
         error(
             json!(1),
             -32602,
@@ -337,7 +306,7 @@ fn discover_answers_exactly_the_schema() {
     let c = Client::new(&server());
     let request = json!({"jsonrpc": "2.0", "id": "discover-1", "method": "server/discover", "params": {"_meta": meta()}});
     conforms("DiscoverRequest", &request);
-    let answer = c.send(&request);
+    let answer = c.ask(&request);
     assert_eq!(
         answer,
         json!({"jsonrpc": "2.0", "id": "discover-1", "result": {
@@ -355,7 +324,7 @@ fn discover_answers_exactly_the_schema() {
     m["io.modelcontextprotocol/logLevel"] = json!("debug");
     let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": m, "name": "logs"}});
     conforms("CallToolRequest", &request);
-    let answer = c.send(&request);
+    let answer = c.ask(&request);
     assert_eq!(
         answer,
         json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete",
@@ -373,14 +342,14 @@ fn discover_answers_exactly_the_schema() {
 #[test]
 fn tasks_are_offered_at_2025_11_25_only_and_required_is_listed() {
     let c = Client::new(&server());
-    let init = c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+    let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert_eq!(
         init["result"]["capabilities"],
         json!({"tools": {"listChanged": false}, "logging": {},
             "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}})
     );
-    let listed = c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let listed = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
     let tools = listed["result"]["tools"].as_array().unwrap();
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
     assert_eq!(
@@ -392,19 +361,19 @@ fn tasks_are_offered_at_2025_11_25_only_and_required_is_listed() {
         json!({"taskSupport": "required"})
     );
     // Called without `task`, a required tool gets the error the spec names.
-    let ran = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "must_task"}}));
+    let ran = c.ask(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "must_task"}}));
     assert_eq!(ran["error"]["code"], -32601, "{ran}");
     // At 2026-07-28 tasks left the core protocol (an extension this server does not
     // offer): no `tasks` capability, no `execution` in Tool, and the tool runs as a call.
     let c = Client::new(&server());
-    let discovered = c.send(
+    let discovered = c.ask(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}}),
     );
     assert!(
         discovered["result"]["capabilities"].get("tasks").is_none(),
         "{discovered}"
     );
-    let listed = c.send(
+    let listed = c.ask(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}}),
     );
     conforms("ListToolsResultResponse", &listed);
@@ -415,7 +384,7 @@ fn tasks_are_offered_at_2025_11_25_only_and_required_is_listed() {
             .iter()
             .all(|t| t.get("execution").is_none())
     );
-    let ran = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+    let ran = c.ask(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "must_task", "_meta": meta()}}));
     assert_eq!(ran["result"]["content"][0]["text"], "ran", "{ran}");
 }
@@ -430,7 +399,7 @@ fn progress_and_output_roots_follow_the_schema() {
     m["progressToken"] = json!("tok-1");
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": m, "name": "count"}});
     conforms("CallToolRequest", &request);
-    let progress = c.send(&request);
+    let progress = c.ask(&request);
     assert_eq!(
         progress,
         json!({"jsonrpc": "2.0", "method": "notifications/progress",
@@ -440,7 +409,7 @@ fn progress_and_output_roots_follow_the_schema() {
     let answer = c.next();
     assert_eq!(answer["result"]["structuredContent"], json!(3));
     conforms("CallToolResultResponse", &answer);
-    let listed = c.send(
+    let listed = c.ask(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}}),
     );
     let count = listed["result"]["tools"]
@@ -454,9 +423,9 @@ fn progress_and_output_roots_follow_the_schema() {
     conforms("Tool", &count);
 
     let c = Client::new(&server());
-    c.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+    c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}));
-    let listed = c.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = c.ask(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let count = listed["result"]["tools"]
         .as_array()
         .unwrap()
@@ -466,7 +435,7 @@ fn progress_and_output_roots_follow_the_schema() {
         .clone();
     assert_eq!(count["outputSchema"]["type"], "object");
     assert_eq!(count["outputSchema"]["required"], json!(["result"]));
-    let answer = c.send(
+    let answer = c.ask(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count"}}),
     );
     assert_eq!(answer["result"]["structuredContent"], json!({"result": 3}));
@@ -483,14 +452,14 @@ fn subscriptions_are_acknowledged_and_closed_gracefully() {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
         "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}});
     conforms("SubscriptionsListenRequest", &request);
-    let ack = c.send(&request);
+    let ack = c.ask(&request);
     assert_eq!(
         ack,
         json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
             "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 1}, "notifications": {}}})
     );
     conforms("SubscriptionsAcknowledgedNotification", &ack);
-    let ack = c.send(
+    let ack = c.ask(
         &json!({"jsonrpc": "2.0", "id": "two", "method": "subscriptions/listen",
         "params": {"_meta": meta(), "notifications": {}}}),
     );
@@ -513,6 +482,6 @@ fn subscriptions_are_acknowledged_and_closed_gracefully() {
     assert!(c.quiet(), "the cancelled subscription gets no answer");
     // Without `notifications` the request is malformed.
     let c = Client::new(&server());
-    let bad = c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen", "params": {"_meta": meta()}}));
+    let bad = c.ask(&json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen", "params": {"_meta": meta()}}));
     assert_eq!(bad["error"]["code"], -32602);
 }

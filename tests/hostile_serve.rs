@@ -8,60 +8,11 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
-use toolschema::mcp::{CallToolResult, Connection, Server, Tool};
+use toolschema::mcp::{CallToolResult, Server, Tool};
 
-const WAIT: Duration = Duration::from_secs(60);
+mod support;
 
-/// An in-memory client that keeps each line as the server wrote it.
-struct Client {
-    conn: Connection,
-    rx: mpsc::Receiver<String>,
-}
-
-impl Client {
-    fn new(server: &Server) -> Client {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        Client { conn, rx }
-    }
-
-    fn at(server: &Server, version: &str) -> Client {
-        let c = Client::new(server);
-        c.send(&format!(
-            r#"{{"jsonrpc":"2.0","id":"init","method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}}}}}}"#
-        ));
-        let init = c.line();
-        assert!(init.contains(version), "{init}");
-        c
-    }
-
-    fn send(&self, text: &str) {
-        self.conn.handle(text);
-    }
-
-    fn line(&self) -> String {
-        self.rx
-            .recv_timeout(WAIT)
-            .expect("no message from the server")
-    }
-
-    fn value(&self) -> Value {
-        serde_json::from_str(&self.line()).expect("the server wrote malformed JSON")
-    }
-
-    /// The next answer (notifications skipped).
-    fn answer(&self) -> Value {
-        loop {
-            let v = self.value();
-            if v.get("method").is_none() {
-                return v;
-            }
-        }
-    }
-}
+use support::mcp::{Client, WAIT};
 
 fn ping_tool() -> Tool {
     Tool::builder("noop")
@@ -256,7 +207,7 @@ fn oversized_progress_tokens_are_refused() {
         .to_string()
     };
     let long = json!("p".repeat(255)); // 257 bytes of JSON with its quotes
-    c.send(&call(1, &long));
+    c.send_text(&call(1, &long));
     let a = c.answer();
     assert_eq!(a["error"]["code"], -32602, "{a}");
     assert!(
@@ -270,12 +221,12 @@ fn oversized_progress_tokens_are_refused() {
         "the token is not echoed"
     );
     let fits = json!("q".repeat(254));
-    c.send(&call(2, &fits));
-    let first = c.value();
+    c.send_text(&call(2, &fits));
+    let first = c.next();
     assert_eq!(first["method"], "notifications/progress");
     assert_eq!(first["params"]["progressToken"], fits);
     let huge_number = json!(1);
-    c.send(&call(3, &huge_number));
+    c.send_text(&call(3, &huge_number));
     assert!(c.answer()["result"].is_object());
 }
 
@@ -350,11 +301,11 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
         .max_batch_answer_bytes(600)
         .build()
         .unwrap();
-    let c = Client::at(&server, "2025-03-26");
+    let c = Client::at(&server, "2025-03-26", json!({}));
     let ping = |id: usize| json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
     let batch = |ids: std::ops::Range<usize>| Value::Array(ids.map(ping).collect()).to_string();
-    c.send(&batch(0..9));
-    let a = c.value();
+    c.send_text(&batch(0..9));
+    let a = c.next();
     assert_eq!(a["error"]["code"], -32600, "{a}");
     assert!(
         a["error"]["message"]
@@ -364,8 +315,8 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
     );
     // An answer past 600 bytes: the pings that do not fit get -32000 with their ids.
     let list = |id: usize| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
-    c.send(&Value::Array((0..8).map(list).collect()).to_string());
-    let answers = c.value();
+    c.send_text(&Value::Array((0..8).map(list).collect()).to_string());
+    let answers = c.next();
     let answers = answers.as_array().unwrap();
     assert_eq!(answers.len(), 8);
     assert!(answers[0]["result"]["tools"].is_array());
@@ -375,13 +326,13 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
     // Requests in flight leave no room: six calls running, a batch of three is refused per
     // request, with each id.
     for id in 100..106 {
-        c.send(
+        c.send_text(
             &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "wait", "arguments": {"seconds": 2}}})
             .to_string(),
         );
     }
-    c.send(&batch(0..3));
+    c.send_text(&batch(0..3));
     let busy = c.answer();
     let busy = busy
         .as_array()
@@ -398,9 +349,9 @@ fn batches_are_bounded_in_size_concurrency_and_answer() {
         assert!(start.elapsed() < WAIT);
         std::thread::sleep(Duration::from_millis(20));
     }
-    c.send(&Value::Array(items).to_string());
+    c.send_text(&Value::Array(items).to_string());
     let a = loop {
-        let a = c.value();
+        let a = c.next();
         if a[0]["id"] == "i" {
             break a;
         }
@@ -464,7 +415,7 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
         .tool(waiting_tool())
         .build()
         .unwrap();
-    let c = Client::at(&server, "2025-11-25");
+    let c = Client::at(&server, "2025-11-25", json!({}));
     for id in [
         "100000000000000000001",
         "1e2",
@@ -472,13 +423,13 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
         "1.50",
         r#""ab\u0063""#,
     ] {
-        c.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        c.send_text(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
         let line = c.line();
         assert!(line.contains(&format!("\"id\":{id},")), "{id}: {line}");
     }
     // Two ids beyond u64 that a float would merge are two calls.
     for id in ["100000000000000000001", "100000000000000000002"] {
-        c.send(&format!(
+        c.send_text(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"wait","arguments":{{"seconds":0.2}}}}}}"#
         ));
     }
@@ -486,11 +437,11 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
     got.retain(|l| l.contains("\"result\""));
     assert_eq!(got.len(), 2, "{got:?}");
     // Cancellation by the same id, escaped differently.
-    c.send(r#"{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"wait","arguments":{"seconds":20}}}"#);
-    c.send(
+    c.send_text(r#"{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"wait","arguments":{"seconds":20}}}"#);
+    c.send_text(
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab\u0063"}}"#,
     );
-    c.send(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
+    c.send_text(r#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#);
     assert!(c.line().contains("\"after\""));
     let start = Instant::now();
     while c.conn.in_flight() > 0 {
@@ -500,25 +451,25 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
     // 200 levels of nesting and a number beyond f64, inside params.
     let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
     for (id, args) in [(7, deep.as_str()), (8, "{\"x\":1e400}")] {
-        c.send(&format!(
+        c.send_text(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"wait","arguments":{args}}}}}"#
         ));
-        let a = c.value();
+        let a = c.next();
         assert_eq!(a["id"], id, "{a}");
         assert_eq!(a["error"]["code"], -32602, "{a}");
     }
     // Whole messages too deep to read at all keep their id too when it comes first.
-    c.send(&format!(
+    c.send_text(&format!(
         r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"a":{deep}}}}}"#
     ));
-    assert_eq!(c.value()["id"], 9);
+    assert_eq!(c.next()["id"], 9);
     // Not JSON: -32700 with a null id; JSON that is no object: -32600.
-    c.send("{\"id\": 10,");
-    assert_eq!(c.value()["error"]["code"], -32700);
-    c.send("\"just a string\"");
-    assert_eq!(c.value()["error"]["code"], -32600);
-    c.send(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
-    let a = c.value();
+    c.send_text("{\"id\": 10,");
+    assert_eq!(c.next()["error"]["code"], -32700);
+    c.send_text("\"just a string\"");
+    assert_eq!(c.next()["error"]["code"], -32600);
+    c.send_text(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+    let a = c.next();
     assert!(a["id"].is_null() && a["error"]["code"] == -32600, "{a}");
 }
 
@@ -526,9 +477,9 @@ fn ids_are_echoed_as_sent_and_unreadable_params_keep_the_id() {
 #[test]
 fn a_second_initialize_is_refused() {
     let server = Server::builder("t", "1").tool(ping_tool()).build().unwrap();
-    let c = Client::at(&server, "2024-11-05");
-    c.send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
-    let a = c.value();
+    let c = Client::at(&server, "2024-11-05", json!({}));
+    c.send_text(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
+    let a = c.next();
     assert_eq!(a["error"]["code"], -32600, "{a}");
     assert!(
         a["error"]["message"]
@@ -537,8 +488,8 @@ fn a_second_initialize_is_refused() {
             .contains("2024-11-05")
     );
     // Still 2024-11-05: a batch is refused, as that version has none.
-    c.send(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
-    let a = c.value();
+    c.send_text(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#);
+    let a = c.next();
     assert!(
         a["error"]["message"]
             .as_str()
@@ -584,9 +535,9 @@ fn a_result_breaking_its_schema_is_the_servers_fault() {
         .unwrap();
     let server = Server::builder("t", "1").tool(liar).build().unwrap();
     for version in ["2024-11-05", "2025-06-18", "2025-11-25"] {
-        let c = Client::at(&server, version);
-        c.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"liar"}}"#);
-        let a = c.value();
+        let c = Client::at(&server, version, json!({}));
+        c.send_text(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"liar"}}"#);
+        let a = c.next();
         assert_eq!(a["result"]["isError"], true, "{version}: {a}");
         let text = a["result"]["content"][0]["text"].as_str().unwrap();
         assert!(
@@ -603,7 +554,7 @@ fn echoed_client_strings_are_clipped_and_json_escaped() {
     let server = Server::builder("t", "1").tool(ping_tool()).build().unwrap();
     let c = Client::new(&server);
     let huge = "9".repeat(1 << 20);
-    c.send(
+    c.send_text(
         &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": huge, "io.modelcontextprotocol/clientCapabilities": {}}}})
         .to_string(),
@@ -619,17 +570,17 @@ fn echoed_client_strings_are_clipped_and_json_escaped() {
         "128 characters and an ellipsis"
     );
     let method = format!("x{}", "m".repeat(10_000));
-    c.send(
+    c.send_text(
         &json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": {"_meta": meta()}})
             .to_string(),
     );
     assert!(c.line().len() < 1000);
-    c.send(
+    c.send_text(
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"_meta": meta(),
         "name": "ech\u{200b}o"}})
         .to_string(),
     );
-    let a = c.value();
+    let a = c.next();
     let message = a["error"]["message"].as_str().unwrap();
     assert_eq!(message, r#"unknown tool: "ech\u200bo""#);
     // Validation messages too: a required property named with a zero-width space.
@@ -639,12 +590,12 @@ fn echoed_client_strings_are_clipped_and_json_escaped() {
         .unwrap();
     let server = Server::builder("t", "1").tool(t).build().unwrap();
     let c = Client::new(&server);
-    c.send(
+    c.send_text(
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"_meta": meta(), "name": "req", "arguments": {}}})
         .to_string(),
     );
-    let a = c.value();
+    let a = c.next();
     let text = a["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
         text.contains(r#"missing required property "a\u200bb""#),

@@ -16,6 +16,8 @@ use std::time::Duration;
 use toolschema::mcp::http::{HttpOptions, HttpServer};
 use toolschema::mcp::{CallToolResult, LogLevel, Server, Tool};
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 const BOTH: &str = "application/json, text/event-stream";
 
@@ -784,22 +786,11 @@ fn node_dir() -> Option<PathBuf> {
 }
 
 fn python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root().join(".venv/bin/python")]);
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp.client.streamable_http"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(python);
-        }
+    let python = support::python::find("mcp.client.streamable_http");
+    if python.is_none() {
+        missing("a Python with the pinned MCP SDK (.venv)");
     }
-    missing("a Python with the pinned MCP SDK (.venv)");
-    None
+    python
 }
 
 /// `toolschema serve --http 127.0.0.1:0`, killed on drop; reads the bound address from

@@ -6,26 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn python() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root.join(".venv/bin/python")]);
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp, jsonschema"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return python;
-        }
-    }
-    panic!(
-        "no Python with the MCP SDK: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
-         (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
-    );
-}
+mod support;
 
 fn corpus() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -43,19 +24,12 @@ fn corpus() -> PathBuf {
 #[test]
 fn python_sdk_client_against_toolschema_serve() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(python())
-        .arg(root.join("tests/mcp_client/client_test.py"))
-        .arg(env!("CARGO_BIN_EXE_toolschema"))
-        .arg(root.join("tests/mcp_client/mock_tools.json"))
-        .arg(corpus())
-        .output()
-        .expect("cannot run the Python client test");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    let stdout = support::python::run_checks(
+        Command::new(support::python::require("mcp, jsonschema"))
+            .arg(root.join("tests/mcp_client/client_test.py"))
+            .arg(env!("CARGO_BIN_EXE_toolschema"))
+            .arg(root.join("tests/mcp_client/mock_tools.json"))
+            .arg(corpus()),
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }

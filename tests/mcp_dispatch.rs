@@ -3,72 +3,18 @@
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use toolschema::mcp::{
-    CallToolResult, Connection, Content, ProtocolVersion, Server, TaskSupport, Tool, testing,
+    CallToolResult, Content, ProtocolVersion, Server, TaskSupport, Tool, testing,
 };
 
 const SECRET: &str = "SECRET-7f3a9c";
 
-struct Client {
-    conn: Connection,
-    rx: mpsc::Receiver<String>,
-}
+mod support;
 
-impl Client {
-    fn new(server: &Server) -> Client {
-        let (tx, rx) = mpsc::channel();
-        let tx = std::sync::Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        Client { conn, rx }
-    }
-
-    fn at(server: &Server, version: &str) -> Client {
-        let c = Client::new(server);
-        let r = c.request(json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
-        assert_eq!(r["result"]["protocolVersion"], version);
-        c.send_text(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        c
-    }
-
-    fn send_text(&self, text: &str) {
-        self.conn.handle(text);
-    }
-
-    fn recv(&self) -> Value {
-        let line = self
-            .rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("no message from the server");
-        assert!(!line.contains('\n'), "a message must be one line");
-        serde_json::from_str(&line).expect("the server sent malformed JSON")
-    }
-
-    fn quiet(&self, wait: Duration) -> bool {
-        self.rx.recv_timeout(wait).is_err()
-    }
-
-    /// Sends a request and returns its response, skipping notifications.
-    fn request(&self, v: Value) -> Value {
-        let id = v["id"].clone();
-        self.send_text(&v.to_string());
-        loop {
-            let m = self.recv();
-            if m.get("id") == Some(&id) {
-                return m;
-            }
-        }
-    }
-
-    fn call(&self, name: &str, args: Value) -> Value {
-        self.request(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}}))
-    }
-}
+use support::mcp::Client;
 
 fn code(r: &Value) -> i64 {
     r["error"]["code"]
@@ -124,7 +70,11 @@ fn slow_tool(saw_cancel: Arc<AtomicBool>) -> Tool {
 
 #[test]
 fn malformed_messages_get_their_codes_and_never_stop_the_server() {
-    let c = Client::at(&server_with(vec![stats_tool()], 10), "2025-11-25");
+    let c = Client::at(
+        &server_with(vec![stats_tool()], 10),
+        "2025-11-25",
+        json!({}),
+    );
     for (text, expected) in [
         ("{not json", -32700),
         ("42", -32600),
@@ -164,18 +114,18 @@ fn malformed_messages_get_their_codes_and_never_stop_the_server() {
         ),
     ] {
         c.send_text(text);
-        let r = c.recv();
+        let r = c.next();
         assert_eq!(code(&r), expected, "{text} -> {r}");
         // The next message is never lost.
         assert_eq!(
-            c.request(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
+            c.request(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
             json!({})
         );
     }
     // Notifications (even unknown ones) and client responses get no answer.
     c.send_text(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#);
     c.send_text(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#);
-    assert!(c.quiet(Duration::from_millis(100)));
+    assert!(c.quiet_for(Duration::from_millis(100)));
 }
 
 #[test]
@@ -183,7 +133,7 @@ fn invalid_arguments_are_reported_by_version_without_values() {
     let server = server_with(vec![stats_tool()], 10);
     let bad = json!({"numbers": [1, SECRET, {"k": SECRET}]});
     for v in ["2024-11-05", "2025-03-26", "2025-06-18"] {
-        let r = Client::at(&server, v).call("stats", bad.clone());
+        let r = Client::at(&server, v, json!({})).call("stats", bad.clone());
         assert_eq!(code(&r), -32602, "{v}: {r}");
         let msg = r["error"]["message"].as_str().unwrap();
         assert!(
@@ -192,7 +142,7 @@ fn invalid_arguments_are_reported_by_version_without_values() {
         );
         assert!(!r.to_string().contains(SECRET), "{r}");
     }
-    let r = Client::at(&server, "2025-11-25").call("stats", bad.clone());
+    let r = Client::at(&server, "2025-11-25", json!({})).call("stats", bad.clone());
     assert_eq!(r["result"]["isError"], true, "{r}");
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
@@ -201,7 +151,7 @@ fn invalid_arguments_are_reported_by_version_without_values() {
     );
     assert!(!r.to_string().contains(SECRET), "{r}");
     // Missing arguments are an empty object, validated like any other.
-    let r = Client::at(&server, "2025-11-25").call("stats", Value::Null);
+    let r = Client::at(&server, "2025-11-25", json!({})).call("stats", Value::Null);
     assert!(
         r["result"]["content"][0]["text"]
             .as_str()
@@ -217,7 +167,7 @@ fn modern_requests_carry_their_version_in_meta() {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
     let d = c.request(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}),
     );
     let d = &d["result"];
     assert!(
@@ -238,7 +188,7 @@ fn modern_requests_carry_their_version_in_meta() {
     );
 
     let l = c.request(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}),
     );
     assert_eq!(l["result"]["resultType"], "complete");
     assert!(l["result"]["ttlMs"].is_u64() && l["result"]["cacheScope"] == "public");
@@ -247,17 +197,17 @@ fn modern_requests_carry_their_version_in_meta() {
         "execution moved out of Tool at 2026-07-28"
     );
 
-    let r = c.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+    let r = c.request(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"_meta": meta, "name": "stats", "arguments": {"numbers": "x"}}}));
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(r["result"]["resultType"], "complete");
 
-    let r = c.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list",
+    let r = c.request(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}));
     assert_eq!(code(&r), -32022);
     assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
     assert_eq!(r["error"]["data"]["requested"], "2099-01-01");
-    let r = c.request(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
+    let r = c.request(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": 7}}}));
     assert_eq!(code(&r), -32602);
 }
@@ -266,12 +216,15 @@ fn modern_requests_carry_their_version_in_meta() {
 fn initialize_negotiates_and_listing_follows_the_version() {
     let server = server_with(vec![stats_tool()], 10);
     let c = Client::new(&server);
-    let r = c.request(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+    let r = c.request(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "1999-01-01", "capabilities": {}}}));
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
     assert!(r["result"]["capabilities"]["tools"].is_object());
     let list = |v: &str| {
-        Client::at(&server, v).request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))["result"]["tools"][0].clone()
+        Client::at(&server, v, json!({}))
+            .request(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))["result"]["tools"]
+            [0]
+        .clone()
     };
     let old = list("2024-11-05");
     assert!(
@@ -298,11 +251,11 @@ fn pagination_is_deterministic_and_cursors_are_checked() {
     let tools: Vec<Tool> = (0..5)
         .map(|i| Tool::builder(format!("t{i}")).build().unwrap())
         .collect();
-    let c = Client::at(&server_with(tools, 2), "2025-11-25");
+    let c = Client::at(&server_with(tools, 2), "2025-11-25", json!({}));
     let mut names = Vec::new();
     let mut cursor = Value::Null;
     for _ in 0..3 {
-        let r = c.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": cursor}}));
+        let r = c.request(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": cursor}}));
         names.extend(
             r["result"]["tools"]
                 .as_array()
@@ -325,7 +278,7 @@ fn pagination_is_deterministic_and_cursors_are_checked() {
         json!(3),
     ] {
         let r = c.request(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": bad}}),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": bad}}),
         );
         assert_eq!(code(&r), -32602, "{bad}");
     }
@@ -384,7 +337,7 @@ fn results_are_checked_against_the_output_schema() {
         ),
     ];
     let server = server_with(tools, 20);
-    let c = Client::at(&server, "2025-11-25");
+    let c = Client::at(&server, "2025-11-25", json!({}));
     assert_eq!(
         c.call("ok", json!({}))["result"]["structuredContent"],
         json!({"n": 1})
@@ -417,7 +370,7 @@ fn results_are_checked_against_the_output_schema() {
     let r = c.call("zero", json!({}));
     assert_eq!(r["result"]["structuredContent"], json!({"result": 0}));
     assert_eq!(r["result"]["content"][0]["text"], "0");
-    let listed = c.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let listed = c.request(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
     let list_tool = listed["result"]["tools"]
         .as_array()
         .unwrap()
@@ -433,14 +386,14 @@ fn results_are_checked_against_the_output_schema() {
         "refs still resolve after wrapping"
     );
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let r = c.request(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"_meta": meta, "name": "zero"}}));
+    let r = c.request(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"_meta": meta, "name": "zero"}}));
     assert_eq!(r["result"]["structuredContent"], json!(0));
     assert_eq!(
         c.call("no_schema", json!({}))["result"]["content"],
         json!([{"type": "text", "text": "f"}])
     );
     // Before 2025-06-18 there is no structuredContent on the wire; the text mirror remains.
-    let r = Client::at(&server, "2025-03-26").call("ok", json!({}));
+    let r = Client::at(&server, "2025-03-26", json!({})).call("ok", json!({}));
     assert!(
         r["result"].get("structuredContent").is_none()
             && r["result"]["content"][0]["text"] == r#"{"n":1}"#
@@ -457,14 +410,18 @@ fn handler_errors_and_panics_are_internal_errors_and_the_server_goes_on() {
         .handler(|_, _| panic!("handler bug"))
         .build()
         .unwrap();
-    let c = Client::at(&server_with(vec![failing, panicking], 10), "2025-11-25");
+    let c = Client::at(
+        &server_with(vec![failing, panicking], 10),
+        "2025-11-25",
+        json!({}),
+    );
     for name in ["fails", "panics", "fails"] {
         let r = c.call(name, json!({}));
         assert_eq!(code(&r), -32603);
         assert!(!r.to_string().contains(SECRET));
     }
     assert_eq!(
-        c.request(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
+        c.request(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
         json!({})
     );
 }
@@ -475,25 +432,26 @@ fn calls_run_concurrently_and_cancellation_silences_them() {
     let c = Client::at(
         &server_with(vec![slow_tool(Arc::clone(&saw))], 10),
         "2025-11-25",
+        json!({}),
     );
     c.send_text(
         &json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call",
         "params": {"name": "slow", "_meta": {"progressToken": "tok"}}})
         .to_string(),
     );
-    let n = c.recv();
+    let n = c.next();
     assert_eq!(n["method"], "notifications/progress");
     assert_eq!(n["params"]["progressToken"], "tok");
     // A ping is answered while the call runs.
     let started = Instant::now();
     assert_eq!(
-        c.request(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
+        c.request(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))["result"],
         json!({})
     );
     assert!(started.elapsed() < Duration::from_secs(1));
     // The same id cannot be reused while the call runs.
     let r = c.request(
-        json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "slow"}}),
+        &json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "slow"}}),
     );
     assert_eq!(code(&r), -32600);
     c.send_text(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41,"reason":"user"}}"#);
@@ -505,7 +463,7 @@ fn calls_run_concurrently_and_cancellation_silences_them() {
         saw.load(Ordering::SeqCst),
         "the handler saw the cancellation flag"
     );
-    while let Ok(line) = c.rx.recv_timeout(Duration::from_millis(200)) {
+    while let Some(line) = c.try_line(Duration::from_millis(200)) {
         assert!(
             !line.contains("\"id\":41"),
             "a cancelled call got a response: {line}"
@@ -516,18 +474,18 @@ fn calls_run_concurrently_and_cancellation_silences_them() {
 #[test]
 fn batches_follow_the_version() {
     let server = server_with(vec![stats_tool()], 10);
-    let c = Client::at(&server, "2025-03-26");
+    let c = Client::at(&server, "2025-03-26", json!({}));
     c.send_text(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stats","arguments":{"numbers":[1]}}},5]"#);
-    let r = c.recv();
+    let r = c.next();
     let items = r.as_array().expect("a batch answer is an array");
     assert_eq!(items.len(), 3, "{r}");
     assert_eq!(items[1]["result"]["content"][0]["text"], r#"{"count":1}"#);
     assert_eq!(items[2]["error"]["code"], -32600);
     c.send_text("[]");
-    assert_eq!(code(&c.recv()), -32600);
-    let c = Client::at(&server, "2025-06-18");
+    assert_eq!(code(&c.next()), -32600);
+    let c = Client::at(&server, "2025-06-18", json!({}));
     c.send_text(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
-    let r = c.recv();
+    let r = c.next();
     assert_eq!(code(&r), -32600);
     assert!(r["error"]["message"].as_str().unwrap().contains("batches"));
 }

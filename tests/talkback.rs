@@ -4,53 +4,12 @@
 //! 2026-07-28 multi round-trip form, and `logging/setLevel`.
 
 use serde_json::{Value, json};
-use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
-use toolschema::mcp::{CallToolResult, ClientRequestError, Connection, LogLevel, Server, Tool};
+use toolschema::mcp::{CallToolResult, ClientRequestError, LogLevel, Server, Tool};
 
-struct Client {
-    conn: Connection,
-    rx: mpsc::Receiver<String>,
-}
+mod support;
 
-impl Client {
-    fn new(server: &Server) -> Client {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        Client { conn, rx }
-    }
-
-    fn next(&self) -> Value {
-        let line = self
-            .rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("no message from the server");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    fn send(&self, message: &Value) {
-        self.conn.handle(&message.to_string());
-    }
-
-    fn ask(&self, message: &Value) -> Value {
-        self.send(message);
-        self.next()
-    }
-
-    fn quiet(&self) -> bool {
-        self.rx.recv_timeout(Duration::from_millis(300)).is_err()
-    }
-
-    fn init(&self, version: &str, capabilities: Value) {
-        let init = self.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": capabilities,
-                "clientInfo": {"name": "c", "version": "1"}}}));
-        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
-    }
-}
+use support::mcp::Client;
 
 /// The outcome of a request as the tool's text: the answer, or the error's display.
 fn report(

@@ -12,28 +12,10 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root().join(".venv/bin/python")]);
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return python;
-        }
-    }
-    panic!(
-        "no Python with the MCP SDK: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
-         (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
-    );
 }
 
 /// The `talkback` example, built by `cargo test` next to the binary.
@@ -54,17 +36,10 @@ fn example_server() -> PathBuf {
 
 #[test]
 fn python_sdk_answers_sampling_and_elicitation() {
-    let output = Command::new(python())
-        .arg(root().join("tests/mcp_client/talkback_test.py"))
-        .arg(example_server())
-        .output()
-        .expect("cannot run the Python client test");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "Python MCP client checks failed:\n{stdout}\n--- stderr ---\n{stderr}"
+    let stdout = support::python::run_checks(
+        Command::new(support::python::require("mcp"))
+            .arg(root().join("tests/mcp_client/talkback_test.py"))
+            .arg(example_server()),
     );
     assert!(stdout.contains("25 passed, 0 failed"), "{stdout}");
 }

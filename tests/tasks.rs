@@ -3,61 +3,29 @@
 //! status notifications, the limits (number, time to live), and a task that asks the client.
 
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
-use toolschema::mcp::{CallToolResult, Connection, Server, ServerBuilder, TaskSupport, Tool};
+use toolschema::mcp::{CallToolResult, Server, ServerBuilder, TaskSupport, Tool};
 
-struct Client {
-    conn: Connection,
-    rx: mpsc::Receiver<String>,
+mod support;
+
+use support::mcp::Client;
+
+/// A client initialized at 2025-11-25 (where tasks are) that accepts elicitation.
+fn client(server: &Server) -> Client {
+    Client::at(server, "2025-11-25", json!({"elicitation": {}}))
 }
 
-impl Client {
-    fn new(server: &Server) -> Client {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        let c = Client { conn, rx };
-        let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "c", "version": "1"}}}));
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
-        c
-    }
-
-    fn next(&self) -> Value {
-        let line = self
-            .rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("no message from the server");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    fn send(&self, message: &Value) {
-        self.conn.handle(&message.to_string());
-    }
-
-    fn ask(&self, message: &Value) -> Value {
-        self.send(message);
-        self.next()
-    }
-
-    /// The answer to request `id`, skipping the status notifications that may come first.
-    fn answer(&self, id: u64) -> Value {
-        loop {
-            let m = self.next();
-            if m["id"] == id {
-                return m;
-            }
-            assert_eq!(m["method"], "notifications/tasks/status", "{m}");
+/// The answer to request `id`, skipping the status notifications that may come first.
+#[track_caller]
+fn answer(c: &Client, id: u64) -> Value {
+    loop {
+        let m = c.next();
+        if m["id"] == id {
+            return m;
         }
-    }
-
-    fn quiet(&self) -> bool {
-        self.rx.recv_timeout(Duration::from_millis(300)).is_err()
+        assert_eq!(m["method"], "notifications/tasks/status", "{m}");
     }
 }
 
@@ -143,7 +111,7 @@ fn is_timestamp(v: &Value) -> bool {
 #[test]
 fn a_task_runs_in_the_background_and_its_result_waits() {
     let gate = Gate::default();
-    let c = Client::new(&builder(&gate).build().unwrap());
+    let c = client(&builder(&gate).build().unwrap());
     let created = c.ask(&task_call(1, "slow", json!({}), json!({"ttl": 60000})));
     assert_eq!(created["id"], 1);
     let task = &created["result"]["task"];
@@ -183,7 +151,7 @@ fn a_task_runs_in_the_background_and_its_result_waits() {
 
 #[test]
 fn task_support_is_enforced_as_the_spec_says() {
-    let c = Client::new(&builder(&Gate::default()).build().unwrap());
+    let c = client(&builder(&Gate::default()).build().unwrap());
     let plain_call =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}});
     assert_eq!(
@@ -206,19 +174,19 @@ fn task_support_is_enforced_as_the_spec_says() {
         .unwrap()
         .to_string();
     c.send(&rpc(5, "tasks/result", json!({"taskId": id})));
-    let result = c.answer(5);
+    let result = answer(&c, 5);
     assert_eq!(result["result"]["content"][0]["text"], "n=2", "{result}");
     // Malformed task params.
     c.send(&task_call(6, "quick", json!({"n": 2}), json!(5)));
-    assert_eq!(c.answer(6)["error"]["code"], -32602);
+    assert_eq!(answer(&c, 6)["error"]["code"], -32602);
     c.send(&task_call(7, "quick", json!({"n": 2}), json!({"ttl": -1})));
-    assert_eq!(c.answer(7)["error"]["code"], -32602);
+    assert_eq!(answer(&c, 7)["error"]["code"], -32602);
 }
 
 #[test]
 fn failures_unknown_ids_and_cancellation() {
     let gate = Gate::default();
-    let c = Client::new(&builder(&gate).build().unwrap());
+    let c = client(&builder(&gate).build().unwrap());
     // A result with isError makes the task `failed`; invalid arguments too.
     let created = c.ask(&task_call(1, "failing", json!({}), json!({})));
     let id = created["result"]["task"]["taskId"]
@@ -282,7 +250,7 @@ fn failures_unknown_ids_and_cancellation() {
 
 #[test]
 fn the_list_is_paginated() {
-    let c = Client::new(&builder(&Gate::default()).page_size(2).build().unwrap());
+    let c = client(&builder(&Gate::default()).page_size(2).build().unwrap());
     let mut ids = Vec::new();
     for i in 0..5 {
         let created = c.ask(&task_call(i, "quick", json!({"n": i}), json!({})));
@@ -318,7 +286,7 @@ fn the_list_is_paginated() {
 #[test]
 fn the_table_is_bounded_and_finished_tasks_expire() {
     let gate = Gate::default();
-    let c = Client::new(
+    let c = client(
         &builder(&gate)
             .max_tasks(1)
             .task_ttl(Duration::from_millis(200))
@@ -361,7 +329,7 @@ fn the_table_is_bounded_and_finished_tasks_expire() {
 
 #[test]
 fn a_task_that_asks_the_client_is_input_required_meanwhile() {
-    let c = Client::new(&builder(&Gate::default()).build().unwrap());
+    let c = client(&builder(&Gate::default()).build().unwrap());
     let created = c.ask(&task_call(1, "asks", json!({}), json!({})));
     let id = created["result"]["task"]["taskId"]
         .as_str()
@@ -394,32 +362,20 @@ fn a_task_that_asks_the_client_is_input_required_meanwhile() {
 fn no_tasks_before_2025_11_25_or_without_task_tools() {
     // 2025-06-18: no capability, the `task` field is ignored and the call runs plainly.
     let server = builder(&Gate::default()).build().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let tx = Mutex::new(tx);
-    let conn = server.connect(move |line| {
-        let _ = tx.lock().unwrap().send(line);
-    });
-    let next = || -> Value {
-        serde_json::from_str(&rx.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap()
-    };
-    conn.handle(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}).to_string());
-    assert!(next()["result"]["capabilities"].get("tasks").is_none());
-    conn.handle(&task_call(1, "quick", json!({"n": 3}), json!({})).to_string());
-    assert_eq!(next()["result"]["content"][0]["text"], "n=3");
-    conn.handle(&rpc(2, "tasks/list", json!({})).to_string());
-    assert_eq!(next()["error"]["code"], -32601);
+    let c = Client::new(&server);
+    let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
+    assert!(init["result"]["capabilities"].get("tasks").is_none());
+    let plain_call = c.ask(&task_call(1, "quick", json!({"n": 3}), json!({})));
+    assert_eq!(plain_call["result"]["content"][0]["text"], "n=3");
+    assert_eq!(
+        c.ask(&rpc(2, "tasks/list", json!({})))["error"]["code"],
+        -32601
+    );
     // 2025-11-25 without any task tool: no capability either.
     let plain = Tool::builder("p").build().unwrap();
     let server = Server::builder("s", "1").tool(plain).build().unwrap();
-    let c = {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let conn = server.connect(move |line| {
-            let _ = tx.lock().unwrap().send(line);
-        });
-        Client { conn, rx }
-    };
+    let c = Client::new(&server);
     let init = c.ask(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert!(
@@ -430,7 +386,7 @@ fn no_tasks_before_2025_11_25_or_without_task_tools() {
 
 #[test]
 fn notifications_from_a_task_name_it() {
-    let c = Client::new(&builder(&Gate::default()).build().unwrap());
+    let c = client(&builder(&Gate::default()).build().unwrap());
     let created = c.ask(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "chatty", "task": {}, "_meta": {"progressToken": "p"}}}));
     let id = created["result"]["task"]["taskId"]

@@ -225,7 +225,7 @@ impl<'a> Compiler<'a> {
             let r = r
                 .as_str()
                 .ok_or_else(|| invalid(ptr, "$ref", "must be a string"))?;
-            self.add_ref(task, r, "$ref")?;
+            self.add_ref(task, r, RefKind::Ref)?;
             // (An `allOf` of the reference and the node, to `fuse`.)
             self.all_ofs |= [
                 Kw::Properties,
@@ -242,7 +242,7 @@ impl<'a> Compiler<'a> {
             let r = r
                 .as_str()
                 .ok_or_else(|| invalid(ptr, "$dynamicRef", "must be a string"))?;
-            self.add_ref(task, r, "$dynamicRef")?;
+            self.add_ref(task, r, RefKind::Dynamic)?;
         }
         if d.draft == Draft::Draft201909
             && let Some(r) = map.kw(Kw::RecursiveRef)
@@ -259,7 +259,7 @@ impl<'a> Compiler<'a> {
                     "must be \"#\" (draft 2019-09 defines no other value)",
                 ));
             }
-            self.add_ref(task, r, "$recursiveRef")?;
+            self.add_ref(task, r, RefKind::Recursive)?;
         }
 
         if applicator {

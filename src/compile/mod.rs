@@ -76,7 +76,7 @@ struct Doc<'a> {
 /// A location waiting to be compiled into `node`.
 struct Task<'a> {
     node: NodeId,
-    doc: u32,
+    doc: DocId,
     value: &'a Value,
     /// The node's pointer: empty while the task waits, filled (in a kept buffer) while it
     /// compiles.
@@ -86,11 +86,18 @@ struct Task<'a> {
     dialect: Dialect,
 }
 
-/// A base URI: an index into `Compiler::bases`. Nodes, tasks and references hold it
-/// rather than an `Arc` of their own: cloning and dropping an `Arc` per node were two
-/// atomic read-modify-writes each, which on this class of machine cost more wall time
-/// than anything else the compiler did for a node.
-type BaseId = u32;
+side_table_id!(
+    /// A base URI: an entry of `Compiler::bases`. Nodes, tasks and references hold it
+    /// rather than an `Arc` of their own: cloning and dropping an `Arc` per node were two
+    /// atomic read-modify-writes each, which on this class of machine cost more wall
+    /// time than anything else the compiler did for a node.
+    BaseId(u32)
+);
+
+side_table_id!(
+    /// A loaded document: an entry of `Compiler::docs`.
+    DocId(u32)
+);
 
 /// Compile-time facts about a node that locations and lazy references need.
 #[derive(Clone, Copy)]
@@ -102,7 +109,7 @@ struct NodeMeta {
 
 /// Compile-time facts about a resource.
 struct ResourceMeta {
-    doc: u32,
+    doc: DocId,
     pointer: String,
     /// Its root has `$recursiveAnchor: true` (2019-09).
     recursive_anchor: bool,
@@ -118,6 +125,25 @@ struct PendingRef<'a> {
     /// an error needs them).
     at: NodeId,
     keyword: &'static str,
+}
+
+/// Which reference keyword a reference is.
+#[derive(Clone, Copy)]
+enum RefKind {
+    Ref,
+    Dynamic,
+    Recursive,
+}
+
+impl RefKind {
+    /// The keyword's name.
+    fn name(self) -> &'static str {
+        match self {
+            RefKind::Ref => Kw::Ref.name(),
+            RefKind::Dynamic => Kw::DynamicRef.name(),
+            RefKind::Recursive => Kw::RecursiveRef.name(),
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -142,7 +168,7 @@ struct Compiler<'a> {
     location_to_node: AHashMap<usize, NodeId>,
     /// The members of `$defs` and `definitions` by their pointer (and document): what
     /// most references name, found without walking the document.
-    definitions_by_pointer: HashTable<(u32, NodeId)>,
+    definitions_by_pointer: HashTable<(DocId, NodeId)>,
     /// One random state for every map (making one per map costs more than a small
     /// schema's whole compile step).
     hasher: ahash::RandomState,
@@ -338,16 +364,16 @@ impl<'a> Compiler<'a> {
 
     fn new_base(&mut self, uri: Arc<str>) -> BaseId {
         self.bases.push(uri);
-        (self.bases.len() - 1) as BaseId
+        BaseId::new(self.bases.len() - 1)
     }
 
     fn load_root(&mut self) -> Result<NodeId, SchemaError> {
-        self.load_doc(0)
+        self.load_doc(DocId::new(0))
     }
 
     /// Enqueues a document's root; its locations are compiled by the next `run` round.
-    fn load_doc(&mut self, doc: u32) -> Result<NodeId, SchemaError> {
-        let d = &mut self.docs[doc as usize];
+    fn load_doc(&mut self, doc: DocId) -> Result<NodeId, SchemaError> {
+        let d = &mut self.docs[doc.index()];
         d.loaded = true;
         let (uri, value) = (d.uri.clone(), d.value);
         let base = self.new_base(uri);
@@ -358,7 +384,7 @@ impl<'a> Compiler<'a> {
     /// The node for a location, minting it (and enqueuing its compilation) if new.
     fn mint(
         &mut self,
-        doc: u32,
+        doc: DocId,
         value: &'a Value,
         pointer: &str,
         base: BaseId,
@@ -374,14 +400,14 @@ impl<'a> Compiler<'a> {
     /// from `start` on: kept as the new node's, or taken back when the node exists.
     fn mint_appended(
         &mut self,
-        doc: u32,
+        doc: DocId,
         value: &'a Value,
         start: usize,
         base: BaseId,
         resource: u32,
         dialect: Dialect,
     ) -> NodeId {
-        let id = NodeId(self.out.nodes.len() as u32);
+        let id = NodeId::new(self.out.nodes.len());
         let text = &mut self.out.pointer_text;
         match self
             .location_to_node
@@ -442,7 +468,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The node compiled (or enqueued) for a location, if any.
-    fn node_at(&self, doc: u32, pointer: &str) -> Option<NodeId> {
+    fn node_at(&self, doc: DocId, pointer: &str) -> Option<NodeId> {
         let hash = self.hasher.hash_one(pointer);
         let definition = self.definitions_by_pointer.find(hash, |&(d, n)| {
             d == doc && self.out.pointer_of(n) == pointer
@@ -450,7 +476,7 @@ impl<'a> Compiler<'a> {
         if let Some(&(_, id)) = definition {
             return Some(id);
         }
-        let value = pointer::resolve(self.docs.get(doc as usize)?.value, pointer)?;
+        let value = pointer::resolve(self.docs.get(doc.index())?.value, pointer)?;
         self.location_to_node
             .get(&(std::ptr::from_ref(value) as usize))
             .copied()

@@ -47,7 +47,7 @@ impl<'a> Compiler<'a> {
     pub(super) fn resolve(&mut self, r: &PendingRef<'a>) -> Result<Option<NodeId>, SchemaError> {
         // `#...` (most references): the base as it is, no URI to build.
         let full;
-        let base = self.bases[r.base as usize].clone();
+        let base = self.bases[r.base.index()].clone();
         let (resource_uri, fragment) = match uri::plain_fragment(r.reference, &base) {
             Some(fragment) => (&*base, fragment),
             None => {
@@ -59,7 +59,7 @@ impl<'a> Compiler<'a> {
             if let Some(doc) = self.docs.iter().position(|d| *d.uri == *resource_uri) {
                 // Loaded in this round already: its resources are known after the next one.
                 if !self.docs[doc].loaded {
-                    self.load_doc(doc as u32)?;
+                    self.load_doc(DocId::new(doc))?;
                 }
                 return Ok(None);
             }
@@ -93,7 +93,7 @@ impl<'a> Compiler<'a> {
             if let Some(id) = self.node_at(doc, &location) {
                 return Ok(Some(id));
             }
-            let doc_value: &'a Value = self.docs[doc as usize].value;
+            let doc_value: &'a Value = self.docs[doc.index()].value;
             let Some(target) = pointer::resolve(doc_value, &location) else {
                 return Err(self.unresolved(r, format!("{:?} resolves to nothing", r.reference)));
             };
@@ -146,7 +146,7 @@ impl<'a> Compiler<'a> {
     pub(super) fn new_resource(
         &mut self,
         uri: Arc<str>,
-        doc: u32,
+        doc: DocId,
         ptr: &str,
         location: &str,
     ) -> Result<u32, SchemaError> {
@@ -182,7 +182,7 @@ impl<'a> Compiler<'a> {
         if task.resource != u32::MAX {
             return Ok(task.resource);
         }
-        let uri = self.docs[task.doc as usize].uri.clone();
+        let uri = self.docs[task.doc.index()].uri.clone();
         self.new_resource(uri, task.doc, &task.pointer, &task.pointer)
     }
 
@@ -206,7 +206,7 @@ impl<'a> Compiler<'a> {
             .or_else(|| {
                 self.resource_by_uri.get(no_fragment).and_then(|&r| {
                     let rm = &self.resource_meta[r as usize];
-                    self.docs[rm.doc as usize].value.pointer(&rm.pointer)
+                    self.docs[rm.doc.index()].value.pointer(&rm.pointer)
                 })
             });
         let Some(meta) = meta else {
@@ -286,7 +286,7 @@ impl<'a> Compiler<'a> {
             let Value::String(id) = idv else {
                 return Err(invalid(&task.pointer, id_kw, "must be a string"));
             };
-            let resolved = uri::resolve(id, &self.bases[task.base as usize])
+            let resolved = uri::resolve(id, &self.bases[task.base.index()])
                 .map_err(|why| invalid(&task.pointer, id_kw, &why))?;
             let (no_fragment, fragment) = uri::split_fragment(&resolved);
             if !fragment.is_empty() {
@@ -305,7 +305,7 @@ impl<'a> Compiler<'a> {
                 task.base = self.new_base(no_fragment.clone());
                 if is_doc_root {
                     // A document root gets its resource here (it starts without one).
-                    let doc_uri = self.docs[task.doc as usize].uri.clone();
+                    let doc_uri = self.docs[task.doc.index()].uri.clone();
                     let r = self.new_resource(
                         no_fragment.clone(),
                         task.doc,
@@ -399,17 +399,12 @@ impl<'a> Compiler<'a> {
         // Definitions are schemas too: compile them so their `$id`s and anchors are known.
         // `definitions` is no keyword in 2020-12, but real schemas keep using it: walk it
         // there only when it holds nothing but schemas.
-        for defs_kw in ["$defs", "definitions"] {
-            let is_keyword = match defs_kw {
-                "$defs" => d.at_least(Draft::Draft201909),
-                _ => !d.at_least(Draft::Draft202012),
-            };
-            let defs_value = if defs_kw == "$defs" {
-                map.kw(Kw::Defs)
-            } else {
-                map.kw(Kw::Definitions)
-            };
-            match defs_value {
+        for (defs_key, is_keyword) in [
+            (Kw::Defs, d.at_least(Draft::Draft201909)),
+            (Kw::Definitions, !d.at_least(Draft::Draft202012)),
+        ] {
+            let defs_kw = defs_key.name();
+            match map.kw(defs_key) {
                 Some(Value::Object(defs))
                     if is_keyword || defs.values().all(|v| v.is_object() || v.is_boolean()) =>
                 {
@@ -445,7 +440,7 @@ impl<'a> Compiler<'a> {
                 .kw(Kw::Ref)
                 .and_then(Value::as_str)
                 .ok_or_else(|| invalid(&task.pointer, "$ref", "must be a string"))?;
-            self.add_ref(task, r, "$ref")?;
+            self.add_ref(task, r, RefKind::Ref)?;
             return Ok(());
         }
         self.compile_keywords(task, map)
@@ -455,8 +450,9 @@ impl<'a> Compiler<'a> {
         &mut self,
         task: &Task<'a>,
         reference: &'a str,
-        kw: &'static str,
+        kind: RefKind,
     ) -> Result<(), SchemaError> {
+        let kw = kind.name();
         if self.options.refs_fragment_only && !reference.starts_with('#') {
             return Err(SchemaError::new(
                 SchemaErrorKind::ForbiddenReference,
@@ -466,9 +462,9 @@ impl<'a> Compiler<'a> {
                 ),
             ));
         }
-        let slot = match kw {
-            "$ref" => RefSlot::Keyword(self.push_keyword(Keyword::Ref(NodeId::NONE), kw)),
-            "$dynamicRef" => {
+        let slot = match kind {
+            RefKind::Ref => RefSlot::Keyword(self.push_keyword(Keyword::Ref(NodeId::NONE), kw)),
+            RefKind::Dynamic => {
                 let anchor = uri::split_fragment(reference).1;
                 let anchor =
                     (!anchor.is_empty() && !anchor.starts_with('/')).then(|| anchor.to_string());
@@ -481,7 +477,7 @@ impl<'a> Compiler<'a> {
                 self.push_keyword(Keyword::DynamicRef(i as u32), kw);
                 RefSlot::Dynamic(i)
             }
-            _ => {
+            RefKind::Recursive => {
                 let anchor = Some(self.intern_anchor(""));
                 self.out.dynamic_refs.push(DynamicRef {
                     target: NodeId::NONE,

@@ -1,14 +1,16 @@
-//! Typed indices into the side tables of [`Compiled`](super::Compiled): each table has
-//! its own id type, so a pattern index can't be used to read the format table.
+//! Typed indices into the arena and the side tables of [`Compiled`](super::Compiled)
+//! (and into the compiler's own tables): each table has its own id type, so a pattern
+//! index can't be used to read the format table.
 
 /// Declares an id type: a `u32` index (the size keywords were built around), with
-/// `new` from a table length and `index` back to a `usize`.
+/// `new` from a table length and `index` back to a `usize`. The field is private unless
+/// declared otherwise (`NodeId(pub(crate) u32)`: the evaluator builds and reads node ids).
 macro_rules! side_table_id {
-    ($(#[$doc:meta])* $name:ident) => {
+    ($(#[$doc:meta])* $name:ident($field:vis u32)) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(transparent)]
-        pub(crate) struct $name(u32);
+        pub(crate) struct $name($field u32);
 
         impl $name {
             /// The id of entry `index` (tables are capped well below `u32::MAX` entries
@@ -33,24 +35,40 @@ macro_rules! side_table_id {
         }
     };
 }
+pub(crate) use side_table_id;
+
+side_table_id!(
+    /// A node of the arena (`Compiled::nodes`): a schema object or boolean, compiled.
+    NodeId(pub(crate) u32)
+);
+
+impl NodeId {
+    /// "No node": used for absent optional children (`then`, `else`).
+    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
+
+    #[inline]
+    pub(crate) fn is_none(self) -> bool {
+        self.0 == u32::MAX
+    }
+}
 
 side_table_id!(
     /// An entry of `Compiled::patterns` (a compiled `pattern` or `patternProperties`
     /// regular expression, shared by every keyword with its source).
-    PatternId
+    PatternId(u32)
 );
 
 side_table_id!(
     /// An entry of `Compiled::contents` (a `contentEncoding`/`contentMediaType` check).
-    ContentId
+    ContentId(u32)
 );
 
 side_table_id!(
     /// An entry of `Compiled::contains` (a `contains` subschema with its bounds).
-    ContainsId
+    ContainsId(u32)
 );
 
 side_table_id!(
     /// An entry of `Compiled::formats` (a `format` keyword's checker).
-    FormatId
+    FormatId(u32)
 );

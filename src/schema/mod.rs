@@ -15,7 +15,7 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::{ContainsId, ContentId, FormatId, PatternId};
+pub(crate) use ids::{ContainsId, ContentId, FormatId, NodeId, PatternId, side_table_id};
 pub use text::JsonValidationError;
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
@@ -24,25 +24,6 @@ pub(crate) const SCAN_LIMIT: usize = 8;
 /// `enum`s of up to this many values are scanned; longer ones have a hash table of their
 /// strings and numbers (see `Compiled::enum_has_string`).
 pub(crate) const ENUM_SCAN_LIMIT: usize = 16;
-
-/// Index of a node in the arena.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct NodeId(pub(crate) u32);
-
-impl NodeId {
-    /// "No node": used for absent optional children (`then`, `else`).
-    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
-
-    #[inline]
-    pub(crate) fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    #[inline]
-    pub(crate) fn is_none(self) -> bool {
-        self.0 == u32::MAX
-    }
-}
 
 /// A half-open range into a side table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -626,7 +607,7 @@ impl Compiled {
     /// other per-node tables: the location of `located_as`, no annotation, and no spec
     /// (`spec_of`, once made, keeps one entry per node).
     pub(crate) fn append_node(&mut self, node: Node, located_as: NodeId) -> NodeId {
-        let id = NodeId(self.nodes.len() as u32);
+        let id = NodeId::new(self.nodes.len());
         self.nodes.push(node);
         let pointer = self.node_pointers[located_as.index()];
         self.node_pointers.push(pointer);

@@ -9,6 +9,11 @@
 
 #![allow(dead_code)]
 
+pub mod alloc;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+pub mod python;
+
 use serde_json::Value;
 use toolschema::{Options, Schema, SchemaError};
 

@@ -9,6 +9,7 @@
 //! The same filters, with the branches' types and pinned values, prove some `oneOf`s
 //! exclusive (no instance matches two branches), so that the first match decides.
 
+use super::unions::literal_values;
 use crate::json;
 use crate::schema::{Compiled, Dispatch, Filter, Keyword, NodeId, Span};
 use serde_json::Value;
@@ -272,11 +273,13 @@ pub(super) fn excluded_values(c: &Compiled, node: NodeId, depth: u32) -> Vec<Val
     let mut out = Vec::new();
     for kw in c.keywords_of(node) {
         match *kw {
-            Keyword::Not(n) => match c.keywords_of(n) {
-                [Keyword::Enum(span)] => out.extend_from_slice(&c.values[span.range()]),
-                [Keyword::Const(i)] => out.push(c.values[*i as usize].clone()),
-                _ => {}
-            },
+            Keyword::Not(n) => {
+                if let [kw] = *c.keywords_of(n)
+                    && let Some(span) = literal_values(kw)
+                {
+                    out.extend_from_slice(&c.values[span.range()]);
+                }
+            }
             Keyword::Ref(t) => out.extend(excluded_values(c, t, depth + 1)),
             Keyword::Properties(_)
             | Keyword::PatternProperties(_)

@@ -46,18 +46,59 @@ pub(super) fn forward_target(c: &Compiled, node: NodeId) -> Option<NodeId> {
     if n.shape != Shape::Forward {
         return None;
     }
-    match c.keywords.get(n.body().start) {
-        Some(&Keyword::Ref(target)) => Some(target),
-        _ => forwarded_to(c, &c.keywords[n.body()]),
+    let body = &c.keywords[n.body()];
+    // (A `$ref` first leads on whatever follows it: a fused node keeps its keywords.)
+    match body.first().map(|&kw| leads_to(c, kw)) {
+        Some(Leads::Ref(target)) => Some(target),
+        Some(Leads::OneBranch(_) | Leads::Nowhere) | None => forwarded_to(c, body),
     }
 }
 
 /// The node a body of one `$ref`, or of an `allOf` of one branch, leads to.
 pub(super) fn forwarded_to(c: &Compiled, body: &[Keyword]) -> Option<NodeId> {
     match *body {
-        [Keyword::Ref(target)] => Some(target),
-        [Keyword::AllOf(span)] if span.len() == 1 => c.node_lists.get(span.start as usize).copied(),
-        _ => None,
+        [kw] => match leads_to(c, kw) {
+            Leads::Ref(target) | Leads::OneBranch(target) => Some(target),
+            Leads::Nowhere => None,
+        },
+        [] | [_, _, ..] => None,
+    }
+}
+
+/// Where a keyword alone passes the instance on to, if it does nothing else.
+enum Leads {
+    /// A `$ref`'s target.
+    Ref(NodeId),
+    /// The branch of an `allOf` of one.
+    OneBranch(NodeId),
+    Nowhere,
+}
+
+/// See [`Leads`]: decided here for every keyword.
+fn leads_to(c: &Compiled, kw: Keyword) -> Leads {
+    match kw {
+        Keyword::Ref(target) => Leads::Ref(target),
+        Keyword::AllOf(span) if span.len() == 1 => c
+            .node_lists
+            .get(span.start as usize)
+            .map_or(Leads::Nowhere, |&b| Leads::OneBranch(b)),
+        Keyword::AllOf(_)
+        | Keyword::Properties(_)
+        | Keyword::PatternProperties(_)
+        | Keyword::AdditionalProperties(_)
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::Contains(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::DynamicRef(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::UnevaluatedItems(_)
+        | crate::schema::assertion_keywords!() => Leads::Nowhere,
     }
 }
 

@@ -105,6 +105,55 @@ pub(super) fn kept_values(c: &mut Compiled, values: Literals) -> Span {
     }
 }
 
+/// What a keyword is to a property test (see [`literal_test`]).
+enum TestPart {
+    Properties(Span),
+    Required(Span),
+    /// A keyword a property test does not hold.
+    Other,
+}
+
+/// See [`TestPart`]: decided here for every keyword.
+fn test_part(kw: Keyword) -> TestPart {
+    match kw {
+        Keyword::Properties(p) => TestPart::Properties(p),
+        Keyword::Required(r) => TestPart::Required(r),
+        Keyword::False
+        | Keyword::Type(_)
+        | Keyword::Const(_)
+        | Keyword::Enum(_)
+        | Keyword::MultipleOf(_)
+        | Keyword::MaxLength(_)
+        | Keyword::MinLength(_)
+        | Keyword::Pattern(_)
+        | Keyword::Format(_)
+        | Keyword::MaxItems(_)
+        | Keyword::MinItems(_)
+        | Keyword::UniqueItems
+        | Keyword::MaxProperties(_)
+        | Keyword::MinProperties(_)
+        | Keyword::DependentRequired(_)
+        | Keyword::Content(_)
+        | Keyword::PatternProperties(_)
+        | Keyword::AdditionalProperties(_)
+        | Keyword::PropertyNames(_)
+        | Keyword::DependentSchemas(_)
+        | Keyword::PrefixItems(_)
+        | Keyword::Items { .. }
+        | Keyword::Contains(_)
+        | Keyword::AllOf(_)
+        | Keyword::AnyOf(_)
+        | Keyword::OneOf(_)
+        | Keyword::Not(_)
+        | Keyword::If { .. }
+        | Keyword::Ref(_)
+        | Keyword::DynamicRef(_)
+        | Keyword::UnevaluatedProperties(_)
+        | Keyword::UnevaluatedItems(_)
+        | crate::schema::bound_keywords!() => TestPart::Other,
+    }
+}
+
 /// What a node whose body is `properties` of one name, with an `enum` or `const` schema,
 /// maybe beside `required` of that name alone, tests: the name, the literals its schema's
 /// types admit (a span of `values`, or those kept of it), and whether it is required.
@@ -113,10 +162,16 @@ pub(super) fn literal_test(
     node: NodeId,
 ) -> Option<(std::sync::Arc<str>, Literals, bool)> {
     let (properties, required) = match c.keywords[c.nodes[node.index()].body()] {
-        [Keyword::Properties(p)] => (p, None),
-        [Keyword::Properties(p), Keyword::Required(r)]
-        | [Keyword::Required(r), Keyword::Properties(p)] => (p, Some(r)),
-        _ => return None,
+        [kw] => match test_part(kw) {
+            TestPart::Properties(p) => (p, None),
+            TestPart::Required(_) | TestPart::Other => return None,
+        },
+        [a, b] => match (test_part(a), test_part(b)) {
+            (TestPart::Properties(p), TestPart::Required(r))
+            | (TestPart::Required(r), TestPart::Properties(p)) => (p, Some(r)),
+            (TestPart::Properties(_) | TestPart::Required(_) | TestPart::Other, _) => return None,
+        },
+        [] | [_, _, _, ..] => return None,
     };
     let [(ref name, child)] = c.properties[properties.range()] else {
         return None;

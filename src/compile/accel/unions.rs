@@ -50,12 +50,8 @@ pub(super) fn literals(c: &Compiled, node: NodeId) -> Option<(Span, TypeSet)> {
         return None;
     }
     let span = match c.keywords[n.body()] {
-        [Keyword::Enum(s)] => s,
-        [Keyword::Const(v)] => Span {
-            start: v,
-            end: v + 1,
-        },
-        _ => return None,
+        [kw] => literal_values(kw)?,
+        [] | [_, _, ..] => return None,
     };
     let small = span.len() <= LITERALS_MAX
         && c.values[span.range()].iter().all(|v| {
@@ -63,6 +59,36 @@ pub(super) fn literals(c: &Compiled, node: NodeId) -> Option<(Span, TypeSet)> {
             fits(v, &mut left)
         });
     small.then_some((span, n.types))
+}
+
+/// The values a keyword admits when it admits only those it lists: an `enum`'s, or a
+/// `const`'s one (a span of `values`); `None` for every other keyword. Decided here for
+/// every analysis that reads literals (literal unions, property tests, excluded values).
+pub(super) fn literal_values(kw: Keyword) -> Option<Span> {
+    match kw {
+        Keyword::Enum(span) => Some(span),
+        Keyword::Const(i) => Some(Span {
+            start: i,
+            end: i + 1,
+        }),
+        Keyword::False
+        | Keyword::Type(_)
+        | Keyword::MultipleOf(_)
+        | Keyword::MaxLength(_)
+        | Keyword::MinLength(_)
+        | Keyword::Pattern(_)
+        | Keyword::Format(_)
+        | Keyword::MaxItems(_)
+        | Keyword::MinItems(_)
+        | Keyword::UniqueItems
+        | Keyword::MaxProperties(_)
+        | Keyword::MinProperties(_)
+        | Keyword::Required(_)
+        | Keyword::DependentRequired(_)
+        | Keyword::Content(_)
+        | crate::schema::bound_keywords!()
+        | crate::schema::applicator_keywords!() => None,
+    }
 }
 
 /// Parts (values, nested ones included) a literal may have to be merged or copied.
