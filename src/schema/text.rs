@@ -127,7 +127,8 @@ impl Schema {
         }
         // Invalid: the reporting path, on a `Value` (its errors in the order `validate`
         // gives them).
-        let value = parse(json).map_err(JsonValidationError::Malformed)?;
+        // (The flat parse just found the text well formed: serde_json's alone is enough.)
+        let value = from_slice(json).map_err(JsonValidationError::Malformed)?;
         self.validate(&value).map_err(JsonValidationError::Invalid)
     }
 }
@@ -137,8 +138,13 @@ impl Schema {
 /// parser's, one below serde_json's).
 fn parse(json: &[u8]) -> Result<Value, ParseError> {
     Document::new().parse(json)?;
-    // Text the flat parser accepts, serde_json accepts too (the flat parser's tests
-    // compare the two); should they ever differ, an error, never a panic.
+    from_slice(json)
+}
+
+/// serde_json's parse of text the flat parser accepted. Text the flat parser accepts,
+/// serde_json accepts too (the flat parser's tests compare the two); should they ever
+/// differ, an error, never a panic.
+fn from_slice(json: &[u8]) -> Result<Value, ParseError> {
     serde_json::from_slice(json).map_err(|e| ParseError {
         kind: ParseErrorKind::ExpectedValue,
         offset: 0,
