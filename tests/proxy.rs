@@ -5,6 +5,8 @@
 //! `.venv` with the pinned Python MCP SDK; `bash .ci/run` installs both. Missing locally,
 //! those tests say so loudly and skip; with `CI=true` they fail.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,21 +45,8 @@ fn node_dir() -> Option<PathBuf> {
 }
 
 fn python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root().join(".venv/bin/python")]);
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp.server.mcpserver"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    missing("a Python with the pinned MCP SDK (.venv)")
+    support::python::find("mcp.server.mcpserver")
+        .or_else(|| missing("a Python with the pinned MCP SDK (.venv)"))
 }
 
 fn temp_dir(name: &str) -> PathBuf {

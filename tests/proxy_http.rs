@@ -4,6 +4,8 @@
 //! them: missing locally, those tests say so loudly and skip; with `CI=true` they fail),
 //! plus hostile HTTP and broken upstreams, which need nothing but the binary.
 
+mod support;
+
 use reqwest::blocking::{Client, Response};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -45,21 +47,8 @@ fn node_dir() -> Option<PathBuf> {
 }
 
 fn python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root().join(".venv/bin/python")]);
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import mcp.client.streamable_http"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    missing("a Python with the pinned MCP SDK (.venv)")
+    support::python::find("mcp.server.mcpserver")
+        .or_else(|| missing("a Python with the pinned MCP SDK (.venv)"))
 }
 
 fn temp_dir(name: &str) -> PathBuf {
