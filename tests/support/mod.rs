@@ -13,6 +13,7 @@ pub mod alloc;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod python;
+pub mod required;
 
 use serde_json::Value;
 use toolschema::{Options, Schema, SchemaError};
