@@ -103,11 +103,15 @@ enum Target {
     Upstream(Uri),
 }
 
-fn runtime() -> io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// The proxy's runtime, or `None` once stderr says why it cannot start.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    let built = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("proxy-http")
-        .build()
+        .build();
+    built
+        .map_err(|e| eprintln!("toolschema proxy: cannot start: {e}"))
+        .ok()
 }
 
 fn upstream_options(config: &ProxyConfig) -> UpstreamOptions {
@@ -192,12 +196,8 @@ fn stdio_to_upstream(config: &ProxyConfig, uri: Uri) -> i32 {
     let Ok(log) = open_log(config) else {
         return 2;
     };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("toolschema proxy: cannot start: {e}");
-            return 2;
-        }
+    let Some(rt) = runtime() else {
+        return 2;
     };
     let slot: Arc<OnceLock<Weak<Shared>>> = Arc::default();
     let upstream = connect_upstream(rt.handle(), uri, config, Arc::clone(&slot));
@@ -235,12 +235,8 @@ fn listen(config: &ProxyConfig, addr: &str, options: HttpOptions, target: Target
             return 2;
         }
     };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("toolschema proxy: cannot start: {e}");
-            return 2;
-        }
+    let Some(rt) = runtime() else {
+        return 2;
     };
     match listener.local_addr() {
         Ok(a) => eprintln!("toolschema proxy: listening on http://{a}{}", options.path),
