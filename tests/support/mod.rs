@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod alloc;
+pub mod example;
 pub mod installed;
 #[cfg(feature = "mcp")]
 pub mod mcp;
