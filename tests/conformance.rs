@@ -21,6 +21,8 @@ use std::time::Duration;
 use toolschema::mcp::Server;
 use toolschema::mcp::http::{HttpOptions, HttpServer};
 
+mod support;
+
 /// Scenarios that apply to a tools server: each must pass.
 const APPLICABLE: &[&str] = &[
     "server-initialize",
@@ -66,20 +68,14 @@ const NOT_APPLICABLE: &[&str] = &[
 ];
 
 fn package_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/http");
-    if dir.join("node_modules/.bin/node").is_file()
-        && dir
-            .join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
-            .is_file()
-    {
-        return Some(dir);
-    }
-    let what = "the conformance suite and Node of tests/http (npm ci --prefix tests/http)";
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{what} is missing: `bash .ci/run` installs it");
-    }
-    eprintln!("\n!!!!! SKIPPED: {what} is missing; run `bash .ci/run` to install it !!!!!\n");
-    None
+    support::installed::node_packages(
+        "tests/http",
+        &[
+            ".bin/node",
+            "@modelcontextprotocol/conformance/dist/index.js",
+        ],
+        "the conformance suite and Node of tests/http (npm ci --prefix tests/http)",
+    )
 }
 
 /// Runs the suite's CLI with `args`; its stdout.

@@ -7,47 +7,12 @@
 #[path = "../suite/runner.rs"]
 mod runner;
 
+use runner::support::alloc::{self, allocations_during};
 use serde_json::Value;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use toolschema::flat::{self, Array, Document, Instance, Kind, Object};
 
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-    static ACTIVE: Cell<bool> = const { Cell::new(false) };
-}
-
-// Counts allocations made by the current thread while counting is switched on.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if ACTIVE.try_with(Cell::get).unwrap_or(false) {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ACTIVE.try_with(Cell::get).unwrap_or(false) {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    COUNT.with(|c| c.set(0));
-    ACTIVE.with(|a| a.set(true));
-    let result = f();
-    ACTIVE.with(|a| a.set(false));
-    (result, COUNT.with(Cell::get))
-}
+static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 /// Reads every value of the tree through the trait (what an evaluator does), returning a
 /// count so that nothing is optimised away.
@@ -70,39 +35,12 @@ fn walk<'a, I: Instance<'a>>(v: I) -> usize {
     }
 }
 
-fn required_instances() -> Vec<(String, String)> {
-    let dir = runner::suite_dir().join("tests/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("suite folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for file in files {
-        let name = file
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let groups: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
-        for group in groups.as_array().into_iter().flatten() {
-            for test in group["tests"].as_array().into_iter().flatten() {
-                let desc = format!(
-                    "{name} :: {} :: {}",
-                    group["description"], test["description"]
-                );
-                out.push((desc, serde_json::to_string(&test["data"]).expect("json")));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn parsing_and_reading_allocate_nothing_on_the_required_suite() {
-    let instances = required_instances();
+    let instances: Vec<(String, String)> = required_cases()
+        .into_iter()
+        .map(|(desc, _, _, text)| (desc, text))
+        .collect();
     assert!(
         instances.len() >= 1299,
         "expected every required test, found {}",
@@ -118,8 +56,7 @@ fn parsing_and_reading_allocate_nothing_on_the_required_suite() {
             .wrapping_add(flat::hash(root, &state) as usize)
     };
     for (desc, text) in &instances {
-        let warm = read(&mut doc, text); // warm-up
-        let (again, n) = allocations_during(|| read(&mut doc, text));
+        let (warm, again, n) = alloc::warm_then_count(|| read(&mut doc, text));
         assert_eq!(warm, again);
         if n > 0 {
             offenders.push(format!("{desc}: {n} allocations"));
@@ -140,43 +77,12 @@ fn parsing_and_reading_allocate_nothing_on_the_required_suite() {
 }
 
 /// Every (schema, instance text) of the required draft2020-12 suite, the schemas compiled
-/// as `tests/allocations.rs` compiles them.
+/// as `tests/allocations.rs` compiles them (`support::required`).
 fn required_cases() -> Vec<(String, toolschema::Schema, Value, String)> {
-    let dir = runner::suite_dir().join("tests/draft2020-12");
-    let mut options = toolschema::Options::new().default_dialect(toolschema::Draft::Draft202012);
-    for (uri, doc) in runner::documents() {
-        options = options.with_document(&uri, doc);
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("suite folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for file in files {
-        let name = file
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let groups: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
-        for group in groups.as_array().into_iter().flatten() {
-            let schema = options
-                .compile(&group["schema"])
-                .expect("suite schemas compile");
-            for test in group["tests"].as_array().into_iter().flatten() {
-                let desc = format!(
-                    "{name} :: {} :: {}",
-                    group["description"], test["description"]
-                );
-                let text = serde_json::to_string(&test["data"]).expect("json");
-                out.push((desc, schema.clone(), test["data"].clone(), text));
-            }
-        }
-    }
-    out
+    runner::support::required::cases(&runner::suite_dir(), runner::documents())
+        .into_iter()
+        .map(|c| (c.desc, c.schema, c.data, c.text))
+        .collect()
 }
 
 #[test]
@@ -192,12 +98,8 @@ fn is_valid_json_allocates_nothing_on_the_required_suite() {
         let expected = schema.is_valid(data);
         // Warm-up: the thread's document grows to the instance, the evaluator's tables
         // (a `uniqueItems` hash table, a pattern's lazy engine) are built.
-        assert_eq!(
-            schema.is_valid_json(text.as_bytes()),
-            Ok(expected),
-            "{desc}"
-        );
-        let (again, n) = allocations_during(|| schema.is_valid_json(text.as_bytes()));
+        let (warm, again, n) = alloc::warm_then_count(|| schema.is_valid_json(text.as_bytes()));
+        assert_eq!(warm, Ok(expected), "{desc}");
         assert_eq!(again, Ok(expected), "{desc}");
         if n > 0 {
             offenders.push(format!("{desc}: {n} allocations"));

@@ -10,9 +10,10 @@ use reqwest::blocking::{Client, Response};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+use support::installed::{self, root};
 use toolschema::mcp::http::{HttpOptions, HttpServer};
 use toolschema::mcp::{CallToolResult, LogLevel, Server, Tool};
 
@@ -758,39 +759,20 @@ fn mcp_param_headers_must_mirror_the_annotated_arguments() {
     );
 }
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn missing(what: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{what} is missing: `bash .ci/run` installs it");
-    }
-    eprintln!("\n!!!!! SKIPPED: {what} is missing; run `bash .ci/run` to install it !!!!!\n");
-}
-
 fn node_dir() -> Option<PathBuf> {
-    let dir = root().join("tests/http");
-    if dir.join("node_modules/.bin/node").is_file()
-        && dir
-            .join("node_modules/@modelcontextprotocol/client/package.json")
-            .is_file()
-        && dir
-            .join("node_modules/@modelcontextprotocol/inspector/package.json")
-            .is_file()
-    {
-        return Some(dir);
-    }
-    missing("the npm packages of tests/http (npm ci --prefix tests/http)");
-    None
+    installed::node_packages(
+        "tests/http",
+        &[
+            ".bin/node",
+            "@modelcontextprotocol/client/package.json",
+            "@modelcontextprotocol/inspector/package.json",
+        ],
+        "the npm packages of tests/http (npm ci --prefix tests/http)",
+    )
 }
 
 fn python() -> Option<PathBuf> {
-    let python = support::python::find("mcp.client.streamable_http");
-    if python.is_none() {
-        missing("a Python with the pinned MCP SDK (.venv)");
-    }
-    python
+    installed::python("mcp.client.streamable_http")
 }
 
 /// `toolschema serve --http 127.0.0.1:0`, killed on drop; reads the bound address from

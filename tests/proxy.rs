@@ -11,49 +11,23 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use support::installed::{self, root};
 use toolschema::mcp::contract::OutputPolicy;
 use toolschema::mcp::proxy::{Action, Contract, ContractOptions, Event, Peer};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn missing(what: &str) -> Option<PathBuf> {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{what} is missing: `bash .ci/run` installs it");
-    }
-    eprintln!("\n!!!!! SKIPPED: {what} is missing; run `bash .ci/run` to install it !!!!!\n");
-    None
-}
-
 /// tests/proxy with its npm packages installed.
 fn node_dir() -> Option<PathBuf> {
-    let dir = root().join("tests/proxy");
-    if dir.join("node_modules/client-beta5/package.json").is_file()
-        && dir
-            .join("node_modules/client-current/package.json")
-            .is_file()
-        && dir
-            .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
-            .is_file()
-    {
-        return Some(dir);
-    }
-    missing("the npm packages of tests/proxy (npm ci --prefix tests/proxy)")
+    installed::proxy_packages(&[])
 }
 
 fn python() -> Option<PathBuf> {
-    support::python::find("mcp.server.mcpserver")
-        .or_else(|| missing("a Python with the pinned MCP SDK (.venv)"))
+    installed::python("mcp.server.mcpserver")
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolschema-proxy-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    installed::temp_dir(&format!("proxy-{name}"))
 }
 
 /// Runs the strict Node client: `node client.mjs PACKAGE TOOL ARGS -- COMMAND...`; answers

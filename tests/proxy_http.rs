@@ -15,50 +15,21 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
+use support::installed::{self, root};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn missing(what: &str) -> Option<PathBuf> {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{what} is missing: `bash .ci/run` installs it");
-    }
-    eprintln!("\n!!!!! SKIPPED: {what} is missing; run `bash .ci/run` to install it !!!!!\n");
-    None
-}
-
 /// tests/proxy with its npm packages installed.
 fn node_dir() -> Option<PathBuf> {
-    let dir = root().join("tests/proxy");
-    let m = dir.join("node_modules");
-    if m.join("client-beta5/package.json").is_file()
-        && m.join("client-current/package.json").is_file()
-        && m.join("@modelcontextprotocol/server-filesystem/dist/index.js")
-            .is_file()
-        && m.join("@modelcontextprotocol/server-everything/dist/index.js")
-            .is_file()
-    {
-        return Some(dir);
-    }
-    missing("the npm packages of tests/proxy (npm ci --prefix tests/proxy)")
+    installed::proxy_packages(&["@modelcontextprotocol/server-everything/dist/index.js"])
 }
 
 fn python() -> Option<PathBuf> {
-    support::python::find("mcp.server.mcpserver")
-        .or_else(|| missing("a Python with the pinned MCP SDK (.venv)"))
+    installed::python("mcp.server.mcpserver")
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "toolschema-proxy-http-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    installed::temp_dir(&format!("proxy-http-{name}"))
 }
 
 /// Collects a child's stderr on a thread; `wait_for` waits for a line containing a text.

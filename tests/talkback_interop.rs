@@ -9,56 +9,30 @@
 //! Both are installed by `bash .ci/run`.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::installed::{self, root};
 
 mod support;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The `talkback` example, built by `cargo test` next to the binary.
-fn example_server() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_toolschema"));
-    let example = bin
-        .parent()
-        .expect("the binary has a directory")
-        .join("examples")
-        .join(format!("talkback{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        example.is_file(),
-        "{} is missing: `cargo test` builds it (or `cargo build --example talkback`)",
-        example.display()
-    );
-    example
-}
 
 #[test]
 fn python_sdk_answers_sampling_and_elicitation() {
     let stdout = support::python::run_checks(
         Command::new(support::python::require("mcp"))
             .arg(root().join("tests/mcp_client/talkback_test.py"))
-            .arg(example_server()),
+            .arg(support::example::built("talkback")),
     );
     assert!(stdout.contains("25 passed, 0 failed"), "{stdout}");
 }
 
 #[test]
 fn typescript_sdk_runs_the_corpus_task_tool_as_a_task() {
-    let dir = root().join("tests/proxy");
-    if !dir
-        .join("node_modules/@modelcontextprotocol/sdk/package.json")
-        .is_file()
-    {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("the npm packages of tests/proxy are missing: `bash .ci/run` installs them");
-        }
-        eprintln!(
-            "\n!!!!! SKIPPED: the npm packages of tests/proxy are missing; run `bash .ci/run` !!!!!\n"
-        );
+    let Some(dir) = installed::node_packages(
+        "tests/proxy",
+        &["@modelcontextprotocol/sdk/package.json"],
+        "the npm packages of tests/proxy (npm ci --prefix tests/proxy)",
+    ) else {
         return;
-    }
+    };
     let tool =
         root().join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
     assert!(

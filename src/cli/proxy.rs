@@ -4,8 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
+use toolschema::mcp::HttpArgs;
 use toolschema::mcp::contract::OutputPolicy;
-use toolschema::mcp::http::HttpOptions;
 use toolschema::mcp::proxy::{ClientSide, ProxyConfig, ServerSide};
 
 /// Put toolschema in front of an MCP server: start COMMAND, relay MCP on stdio both ways,
@@ -109,23 +109,19 @@ pub fn run(args: Args) -> u8 {
     let client = match args.listen {
         None => ClientSide::Stdio,
         Some(addr) => {
-            let mut options = HttpOptions::new();
-            for h in &args.allow_host {
-                options = options.allow_host(h);
+            let listen = HttpArgs {
+                addr,
+                allow_hosts: args.allow_host,
+                allow_origins: args.allow_origin,
+                max_body_bytes: args.max_body_bytes,
+                max_sessions: args.max_sessions,
+                max_streams: args.max_streams,
+            };
+            let options = listen.options();
+            ClientSide::Listen {
+                addr: listen.addr,
+                options,
             }
-            for o in &args.allow_origin {
-                options = options.allow_origin(o);
-            }
-            if let Some(n) = args.max_body_bytes {
-                options = options.max_body_bytes(n);
-            }
-            if let Some(n) = args.max_sessions {
-                options = options.max_sessions(n);
-            }
-            if let Some(n) = args.max_streams {
-                options = options.max_streams(n);
-            }
-            ClientSide::Listen { addr, options }
         }
     };
     let server = match args.upstream {

@@ -132,27 +132,36 @@ pub struct HttpArgs {
     pub max_streams: Option<usize>,
 }
 
+#[cfg(feature = "http")]
+impl HttpArgs {
+    /// The endpoint's options these flags ask for (`serve --http` and `proxy --listen`
+    /// share the flags): the defaults, with each flag given applied.
+    pub fn options(&self) -> http::HttpOptions {
+        let mut options = http::HttpOptions::new();
+        for h in &self.allow_hosts {
+            options = options.allow_host(h);
+        }
+        for o in &self.allow_origins {
+            options = options.allow_origin(o);
+        }
+        if let Some(n) = self.max_body_bytes {
+            options = options.max_body_bytes(n);
+        }
+        if let Some(n) = self.max_sessions {
+            options = options.max_sessions(n);
+        }
+        if let Some(n) = self.max_streams {
+            options = options.max_streams(n);
+        }
+        options
+    }
+}
+
 /// Serves `server` as `toolschema serve --http` asks; the process exit code.
 fn serve_http_main(server: &Server, args: &HttpArgs) -> i32 {
     #[cfg(feature = "http")]
     {
-        let mut options = http::HttpOptions::new();
-        for h in &args.allow_hosts {
-            options = options.allow_host(h);
-        }
-        for o in &args.allow_origins {
-            options = options.allow_origin(o);
-        }
-        if let Some(n) = args.max_body_bytes {
-            options = options.max_body_bytes(n);
-        }
-        if let Some(n) = args.max_sessions {
-            options = options.max_sessions(n);
-        }
-        if let Some(n) = args.max_streams {
-            options = options.max_streams(n);
-        }
-        let bound = match http::HttpServer::bind(server, args.addr.as_str(), options) {
+        let bound = match http::HttpServer::bind(server, args.addr.as_str(), args.options()) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("toolschema serve: cannot listen on {}: {e}", args.addr);

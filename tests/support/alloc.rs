@@ -78,6 +78,14 @@ pub fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (result, COUNT.with(Cell::get))
 }
 
+/// Runs `f` twice, the first time to warm up (buffers grown, lazy tables built), and returns
+/// both results with how many allocations the current thread made during the second run.
+pub fn warm_then_count<T>(mut f: impl FnMut() -> T) -> (T, T, usize) {
+    let warm = f();
+    let (again, n) = allocations_during(&mut f);
+    (warm, again, n)
+}
+
 /// Runs `f` and returns its result with the peak heap in use meanwhile above the level at
 /// its start (process-wide: the caller keeps other tests from allocating meanwhile).
 pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {

@@ -10,9 +10,12 @@
 #![allow(dead_code)]
 
 pub mod alloc;
+pub mod example;
+pub mod installed;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod python;
+pub mod required;
 
 use serde_json::Value;
 use toolschema::{Options, Schema, SchemaError};

@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+// The root crate's helper: `cargo test --test python_client` alone builds no example.
+#[path = "../../tests/support/example.rs"]
+mod example;
+
 fn python() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
@@ -28,24 +32,6 @@ fn python() -> PathBuf {
     );
 }
 
-/// The example binary: `cargo test` builds the package's examples beside its tests.
-fn weather_server() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/<test>");
-    let server = profile_dir
-        .join("examples")
-        .join(format!("rmcp_weather{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        server.is_file(),
-        "{} is missing: run this test with `cargo test`, which builds the examples",
-        server.display()
-    );
-    server
-}
-
 #[test]
 fn python_sdk_client_against_the_rmcp_weather_example() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -53,7 +39,7 @@ fn python_sdk_client_against_the_rmcp_weather_example() {
     let _ = std::fs::remove_file(&log);
     let output = Command::new(python())
         .arg(dir.join("tests/python/weather_client.py"))
-        .arg(weather_server())
+        .arg(example::built("rmcp_weather"))
         .arg(&log)
         .output()
         .expect("cannot run the Python client");

@@ -103,11 +103,15 @@ enum Target {
     Upstream(Uri),
 }
 
-fn runtime() -> io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// The proxy's runtime, or `None` once stderr says why it cannot start.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    let built = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("proxy-http")
-        .build()
+        .build();
+    built
+        .map_err(|e| eprintln!("toolschema proxy: cannot start: {e}"))
+        .ok()
 }
 
 fn upstream_options(config: &ProxyConfig) -> UpstreamOptions {
@@ -117,22 +121,29 @@ fn upstream_options(config: &ProxyConfig) -> UpstreamOptions {
     }
 }
 
-/// Writes the proxy's messages for the server to an upstream: each line one POST.
-struct UpstreamWriter {
-    upstream: Arc<Upstream>,
+/// A writer that hands each complete line (without its newline) to `each`; a line not yet
+/// complete waits for the rest (the relay writes a line and its newline apart).
+struct Lines<F> {
     line: Vec<u8>,
+    each: F,
 }
 
-impl Write for UpstreamWriter {
+impl<F: FnMut(Vec<u8>)> Lines<F> {
+    fn new(each: F) -> Lines<F> {
+        Lines {
+            line: Vec::new(),
+            each,
+        }
+    }
+}
+
+impl<F: FnMut(Vec<u8>)> Write for Lines<F> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut rest = buf;
         while let Some(i) = rest.iter().position(|&b| b == b'\n') {
             self.line.extend_from_slice(&rest[..i]);
             rest = &rest[i + 1..];
-            let line = std::mem::take(&mut self.line);
-            if let Ok(text) = String::from_utf8(line) {
-                self.upstream.send(text);
-            }
+            (self.each)(std::mem::take(&mut self.line));
         }
         self.line.extend_from_slice(rest);
         Ok(buf.len())
@@ -141,6 +152,16 @@ impl Write for UpstreamWriter {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// Writes the proxy's messages for the server to an upstream: each line one POST.
+fn to_upstream(upstream: &Arc<Upstream>) -> Box<dyn Write + Send> {
+    let upstream = Arc::clone(upstream);
+    Box::new(Lines::new(move |line| {
+        if let Ok(text) = String::from_utf8(line) {
+            upstream.send(text);
+        }
+    }))
 }
 
 /// Connects a relay to an upstream: the upstream's messages are fed back to `relay` (set
@@ -175,22 +196,15 @@ fn stdio_to_upstream(config: &ProxyConfig, uri: Uri) -> i32 {
     let Ok(log) = open_log(config) else {
         return 2;
     };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("toolschema proxy: cannot start: {e}");
-            return 2;
-        }
+    let Some(rt) = runtime() else {
+        return 2;
     };
     let slot: Arc<OnceLock<Weak<Shared>>> = Arc::default();
     let upstream = connect_upstream(rt.handle(), uri, config, Arc::clone(&slot));
     let shared = Arc::new(Shared::new(
         config.contract.clone(),
         raw_stdout(),
-        Box::new(UpstreamWriter {
-            upstream: Arc::clone(&upstream),
-            line: Vec::new(),
-        }),
+        to_upstream(&upstream),
         log,
         WRITE_BUFFER,
     ));
@@ -221,12 +235,8 @@ fn listen(config: &ProxyConfig, addr: &str, options: HttpOptions, target: Target
             return 2;
         }
     };
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("toolschema proxy: cannot start: {e}");
-            return 2;
-        }
+    let Some(rt) = runtime() else {
+        return 2;
     };
     match listener.local_addr() {
         Ok(a) => eprintln!("toolschema proxy: listening on http://{a}{}", options.path),
@@ -308,7 +318,7 @@ impl Endpoint for ProxyEndpoint {
             let requests = Arc::new(Requests::new(sink));
             let gone = Arc::clone(&requests);
             let relay = self.relay(
-                Box::new(ToHttpClient::new(Arc::clone(&requests))),
+                to_http_client(&requests),
                 Box::new(move || gone.fail_all(SERVER_GONE)),
             )?;
             return Ok(Box::new(SessionBackend { relay, requests }));
@@ -321,10 +331,7 @@ impl Endpoint for ProxyEndpoint {
                     let requests = Arc::new(PoolRequests::default());
                     let gone = Arc::clone(&requests);
                     let relay = self.relay(
-                        Box::new(ToPool {
-                            requests: Arc::clone(&requests),
-                            line: Vec::new(),
-                        }),
+                        to_pool(&requests),
                         Box::new(move || gone.fail_all(SERVER_GONE)),
                     )?;
                     let fresh = Arc::new(Pool {
@@ -409,10 +416,7 @@ impl ProxyEndpoint {
                 let shared = Arc::new(Shared::new(
                     config.contract.clone(),
                     to_client,
-                    Box::new(UpstreamWriter {
-                        upstream: Arc::clone(&upstream),
-                        line: Vec::new(),
-                    }),
+                    to_upstream(&upstream),
                     self.log.clone(),
                     WRITE_BUFFER,
                 ));
@@ -609,57 +613,36 @@ impl Requests {
 /// The proxy's writer towards an HTTP session's client: each line goes to the session's
 /// streams (the endpoint routes answers by id, other messages to the GET stream or the
 /// newest open request stream).
-struct ToHttpClient {
-    requests: Arc<Requests>,
-    line: Vec<u8>,
-}
-
-impl ToHttpClient {
-    fn new(requests: Arc<Requests>) -> ToHttpClient {
-        ToHttpClient {
-            requests,
-            line: Vec::new(),
+fn to_http_client(requests: &Arc<Requests>) -> Box<dyn Write + Send> {
+    let requests = Arc::clone(requests);
+    Box::new(Lines::new(move |line| {
+        if let Ok(text) = String::from_utf8(line) {
+            route_to_session(&requests, text);
         }
-    }
+    }))
 }
 
-impl Write for ToHttpClient {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-            self.line.extend_from_slice(&rest[..i]);
-            rest = &rest[i + 1..];
-            let line = std::mem::take(&mut self.line);
-            let Ok(text) = String::from_utf8(line) else {
-                continue;
-            };
-            let Some(h) = head(&text) else {
-                (self.requests.sink)(text, Outgoing::Answer, None);
-                continue;
-            };
-            match (&h.id, &h.method) {
-                (Some(id), None) => self.requests.answered(id),
-                (None, Some(_)) => {
-                    // Progress goes on the stream of the request that asked for it.
-                    let related = h
-                        .progress_token()
-                        .and_then(|t| lock(&self.requests.tokens).get(&t).cloned());
-                    if let Some(id) = related {
-                        (self.requests.sink)(text, Outgoing::Notification, Some(&id));
-                        continue;
-                    }
-                }
-                _ => {}
+/// Sends one line from a session's server to the session's stream it belongs on.
+fn route_to_session(requests: &Requests, text: String) {
+    let Some(h) = head(&text) else {
+        (requests.sink)(text, Outgoing::Answer, None);
+        return;
+    };
+    match (&h.id, &h.method) {
+        (Some(id), None) => requests.answered(id),
+        (None, Some(_)) => {
+            // Progress goes on the stream of the request that asked for it.
+            let related = h
+                .progress_token()
+                .and_then(|t| lock(&requests.tokens).get(&t).cloned());
+            if let Some(id) = related {
+                (requests.sink)(text, Outgoing::Notification, Some(&id));
+                return;
             }
-            (self.requests.sink)(text, Outgoing::Answer, None);
         }
-        self.line.extend_from_slice(rest);
-        Ok(buf.len())
+        _ => {}
     }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    (requests.sink)(text, Outgoing::Answer, None);
 }
 
 /// An HTTP session's backend: its own relay.
@@ -733,64 +716,44 @@ impl PoolRequests {
 
 /// The pooled server's writer towards its clients: answers go back to the request they
 /// answer, under the client's own id; progress to the request that asked for it.
-struct ToPool {
-    requests: Arc<PoolRequests>,
-    /// A line not yet complete (the relay writes a line and its newline apart).
-    line: Vec<u8>,
+fn to_pool(requests: &Arc<PoolRequests>) -> Box<dyn Write + Send> {
+    let requests = Arc::clone(requests);
+    Box::new(Lines::new(move |line| route_pooled(&requests, &line)))
 }
 
-impl Write for ToPool {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
-            self.line.extend_from_slice(&rest[..i]);
-            rest = &rest[i + 1..];
-            let text = std::mem::take(&mut self.line);
-            self.route(&text);
+/// Routes one line from the pooled server to the client request it answers or concerns.
+fn route_pooled(requests: &PoolRequests, text: &[u8]) {
+    let Ok(mut message) = serde_json::from_slice::<Value>(text) else {
+        return;
+    };
+    let Some(obj) = message.as_object_mut() else {
+        return;
+    };
+    if obj.contains_key("method") {
+        let token = obj
+            .get("params")
+            .and_then(|p| p.get("progressToken"))
+            .map(Value::to_string);
+        let target = token.and_then(|t| lock(&requests.tokens).get(&t).cloned());
+        let sink = target.and_then(|ours| {
+            lock(&requests.by_id)
+                .get(&ours)
+                .map(|w| Arc::clone(&w.sink))
+        });
+        if let Some(sink) = sink {
+            sink(message.to_string(), Outgoing::Notification, None);
         }
-        self.line.extend_from_slice(rest);
-        Ok(buf.len())
+        // Anything else has no session to go to at 2026-07-28.
+        return;
     }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl ToPool {
-    fn route(&self, text: &[u8]) {
-        let Ok(mut message) = serde_json::from_slice::<Value>(text) else {
-            return;
-        };
-        let Some(obj) = message.as_object_mut() else {
-            return;
-        };
-        if obj.contains_key("method") {
-            let token = obj
-                .get("params")
-                .and_then(|p| p.get("progressToken"))
-                .map(Value::to_string);
-            let target = token.and_then(|t| lock(&self.requests.tokens).get(&t).cloned());
-            let sink = target.and_then(|ours| {
-                lock(&self.requests.by_id)
-                    .get(&ours)
-                    .map(|w| Arc::clone(&w.sink))
-            });
-            if let Some(sink) = sink {
-                sink(message.to_string(), Outgoing::Notification, None);
-            }
-            // Anything else has no session to go to at 2026-07-28.
-            return;
-        }
-        let Some(ours) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
-            return;
-        };
-        let Some(w) = self.requests.take(&ours) else {
-            return;
-        };
-        obj.insert("id".into(), w.id);
-        (w.sink)(message.to_string(), Outgoing::Answer, None);
-    }
+    let Some(ours) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
+        return;
+    };
+    let Some(w) = requests.take(&ours) else {
+        return;
+    };
+    obj.insert("id".into(), w.id);
+    (w.sink)(message.to_string(), Outgoing::Answer, None);
 }
 
 /// The server shared by stateless requests.
