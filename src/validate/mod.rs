@@ -280,7 +280,7 @@ pub(crate) fn is_valid<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> bool {
     }
     let frame = constant_frame(&budget);
     // (Past a root that only forwards: `{"$ref": "#/$defs/Request", "$defs": ...}`.)
-    let start = c.fail_fast_root;
+    let start = c.fail_fast_root();
     let root = c.node(start);
     // An object at the root, as every tool's arguments are: straight to its walk, without
     // `eval`'s dispatch over the shapes or its stack check (the red zone holds this frame).
