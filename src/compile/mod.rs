@@ -13,7 +13,6 @@ mod keys;
 mod keywords;
 pub(crate) mod pointer;
 mod refs;
-mod tables;
 pub(crate) mod uri;
 
 use crate::error::{SchemaError, SchemaErrorKind};
@@ -408,7 +407,7 @@ impl<'a> Compiler<'a> {
         self.out.node_pointers.push(span);
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
-            resource,
+            resource: ResourceId::new(resource as usize),
             types: TypeSet::all(),
             typed: false,
             leaf: false,
@@ -547,7 +546,7 @@ impl<'a> Compiler<'a> {
         let end = self.out.keywords.len() as u32;
         let node = &mut self.out.nodes[task.node.index()];
         node.keywords = Span { start, end };
-        node.resource = task.resource;
+        node.resource = ResourceId::new(task.resource as usize);
         let meta = &mut self.meta[task.node.index()];
         meta.resource = task.resource;
         meta.base = task.base;

@@ -15,7 +15,10 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::{ContainsId, ContentId, FormatId, NodeId, PatternId, side_table_id};
+pub(crate) use ids::{
+    ContainsId, ContentId, DynamicRefId, FormatId, LimitId, NodeId, PatternId, ResourceId,
+    side_table_id,
+};
 pub use text::JsonValidationError;
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
@@ -52,11 +55,11 @@ pub(crate) enum Keyword {
     Type(TypeSet),
     Const(u32),
     Enum(Span),
-    MultipleOf(u32),
-    Maximum(u32),
-    ExclusiveMaximum(u32),
-    Minimum(u32),
-    ExclusiveMinimum(u32),
+    MultipleOf(LimitId),
+    Maximum(LimitId),
+    ExclusiveMaximum(LimitId),
+    Minimum(LimitId),
+    ExclusiveMinimum(LimitId),
     MaxLength(u64),
     MinLength(u64),
     Pattern(PatternId),
@@ -90,7 +93,7 @@ pub(crate) enum Keyword {
         els: NodeId,
     },
     Ref(NodeId),
-    DynamicRef(u32),
+    DynamicRef(DynamicRefId),
     UnevaluatedProperties(NodeId),
     UnevaluatedItems(NodeId),
     Content(ContentId),
@@ -187,7 +190,7 @@ pub(crate) type KeywordName = &'static str;
 pub(crate) struct Node {
     pub(crate) keywords: Span,
     /// The schema resource this node belongs to (for the dynamic scope).
-    pub(crate) resource: u32,
+    pub(crate) resource: ResourceId,
     /// The types `type` admits (every type when the node has no hoisted `type`): checked
     /// inline before any keyword is dispatched.
     pub(crate) types: TypeSet,

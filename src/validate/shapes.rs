@@ -684,7 +684,7 @@ pub(super) fn eval_leaf<'a, I: Instance<'a>, C: Collector>(
                 Kind::Number,
             ) => match instance
                 .as_number()
-                .and_then(|x| c.limits.get(i as usize).and_then(|l| l.admits(*kw, &x)))
+                .and_then(|x| c.limits.get(i.index()).and_then(|l| l.admits(*kw, &x)))
             {
                 Some(ok) => ok,
                 None => assertion(c, node, start + offset, *kw, instance, ctx, col),

@@ -83,7 +83,7 @@ pub(super) fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
         }
         Keyword::Not(id) | Keyword::Ref(id) => of(id),
         Keyword::If { cond, then, els } => of(cond).saturating_add(of(then).max(of(els))),
-        Keyword::DynamicRef(i) => 10 + of(c.dynamic_refs[i as usize].target),
+        Keyword::DynamicRef(i) => 10 + of(c.dynamic_refs[i.index()].target),
         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => CAP,
     }
 }

@@ -11,6 +11,7 @@ mod discriminator;
 mod exclusive;
 mod forwards;
 mod if_chains;
+pub(super) mod lookups;
 mod object_walk;
 mod presence;
 mod property_test;
@@ -18,12 +19,12 @@ mod shapes;
 mod unevaluated;
 mod unions;
 
-use super::tables::{enum_table, property_tables, walk_entries};
 use cost::*;
 use discriminator::*;
 use exclusive::*;
 use forwards::*;
 use if_chains::*;
+use lookups::{enum_table, property_tables, walk_entries};
 use object_walk::*;
 use presence::*;
 use property_test::*;
@@ -82,7 +83,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
                 f(els, true);
             }
             Keyword::DynamicRef(i) => {
-                let d = c.dynamic_refs[i as usize];
+                let d = c.dynamic_refs[i.index()];
                 f(d.target, true);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {
