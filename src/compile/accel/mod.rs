@@ -326,4 +326,53 @@ mod tests {
             );
         }
     }
+
+    /// Without lookup tables, the keyword loop finds declared names by binary search of
+    /// the sorted `properties` span (`Names::find_in_span`): spans past `SCAN_LIMIT`
+    /// (hashed with shortcuts) and short ones, beside `additionalProperties`, give the
+    /// verdicts and errors of the default configuration.
+    #[test]
+    fn names_are_found_without_lookup_tables() {
+        let names: Vec<String> = (0..20).map(|i| format!("name{i:02}")).collect();
+        let properties: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .map(|n| (n.clone(), json!({"type": "integer"})))
+            .collect();
+        let schema = json!({
+            "properties": {
+                "long": {"properties": properties.clone(), "additionalProperties": false},
+                "open": {"properties": properties},
+                "short": {"properties": {"a": {"type": "string"}, "b": {"type": "null"}},
+                          "additionalProperties": {"type": "boolean"}}
+            }
+        });
+        let fast = crate::Options::new().compile(&schema).unwrap();
+        let reference = crate::Options::new()
+            .shortcuts(false)
+            .compile(&schema)
+            .unwrap();
+        assert!(reference.compiled.accel.is_empty());
+        assert!(crate::schema::SCAN_LIMIT < names.len());
+        for instance in [
+            json!({"long": {"name00": 1, "name19": 2, "name07": 3}}),
+            json!({"long": {"name00": 1, "name19": "x"}}),
+            json!({"long": {"name05": 1, "other": 2}}),
+            json!({"open": {"name13": "x", "other": 2}}),
+            json!({"open": {"name13": 4, "other": "y"}}),
+            json!({"short": {"a": "x", "b": null, "c": true}}),
+            json!({"short": {"a": 1}}),
+            json!({"short": {"z": 1}}),
+        ] {
+            let verdict = fast.is_valid(&instance);
+            assert_eq!(verdict, reference.is_valid(&instance), "{instance}");
+            let errors = |s: &crate::Schema| -> Vec<String> {
+                s.errors_unchecked(&instance)
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect()
+            };
+            assert_eq!(errors(&fast), errors(&reference), "{instance}");
+            assert_eq!(verdict, errors(&reference).is_empty(), "{instance}");
+        }
+    }
 }
