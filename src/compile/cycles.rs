@@ -19,7 +19,7 @@ fn in_place_edges(c: &Compiled, node: NodeId, out: &mut Vec<NodeId>) {
                 out.extend(c.dependent_schemas[s.range()].iter().map(|(_, n)| *n))
             }
             Keyword::DynamicRef(i) => {
-                let d = c.dynamic_refs[i as usize];
+                let d = c.dynamic_refs[i.index()];
                 out.push(d.target);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {

@@ -5,7 +5,7 @@
 use super::*;
 
 impl<'a> Compiler<'a> {
-    pub(super) fn limit(&mut self, n: &Number) -> u32 {
+    pub(super) fn limit(&mut self, n: &Number) -> LimitId {
         let num = Num::of(n);
         // (Float to integer casts saturate: far limits stay past every `i64`.)
         let (floor, ceil, float) = match num {
@@ -20,7 +20,7 @@ impl<'a> Compiler<'a> {
             ceil,
             float,
         });
-        (self.out.limits.len() - 1) as u32
+        LimitId::new(self.out.limits.len() - 1)
     }
 
     /// The compiled pattern `source` (shared by every keyword that uses it); `location`
@@ -107,7 +107,7 @@ impl<'a> Compiler<'a> {
                     end: self.out.values.len() as u32,
                 };
                 if span.len() > crate::schema::ENUM_SCAN_LIMIT && self.options.shortcuts {
-                    tables::enum_table(&mut self.out, span);
+                    accel::lookups::enum_table(&mut self.out, span);
                 }
                 self.push_keyword(Keyword::Enum(span), "enum");
             }
@@ -381,7 +381,7 @@ impl<'a> Compiler<'a> {
                 ));
             }
             let i = self.limit(m);
-            self.out.limits[i as usize].decimal = crate::json::decimal(m);
+            self.out.limits[i.index()].decimal = crate::json::decimal(m);
             self.push_keyword(Keyword::MultipleOf(i), "multipleOf");
         }
         if task.dialect.draft == Draft::Draft4 {
@@ -414,7 +414,7 @@ impl<'a> Compiler<'a> {
             return Ok(());
         }
         for (kw, make) in [
-            (Kw::Maximum, Keyword::Maximum as fn(u32) -> Keyword),
+            (Kw::Maximum, Keyword::Maximum as fn(LimitId) -> Keyword),
             (Kw::ExclusiveMaximum, Keyword::ExclusiveMaximum),
             (Kw::Minimum, Keyword::Minimum),
             (Kw::ExclusiveMinimum, Keyword::ExclusiveMinimum),

@@ -13,7 +13,6 @@ mod keys;
 mod keywords;
 pub(crate) mod pointer;
 mod refs;
-mod tables;
 pub(crate) mod uri;
 
 use crate::error::{SchemaError, SchemaErrorKind};
@@ -45,11 +44,11 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
         cycles::check(&c.out)?;
     }
     if let Some(dynamic) = dynamic {
-        // The reference configuration: the tables the general keyword loop reads, and
-        // nothing else (see `Options::shortcuts`).
+        // The reference configuration: the semantic tables and no accelerator (see
+        // `Options::shortcuts`); the general keyword loop decides alone.
         c.out.dynamic_refs = dynamic;
         c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
-        tables::reference_tables(&mut c.out);
+        debug_assert!(c.out.accel.is_empty());
         c.out.shrink_to_fit();
         return Ok(c.out);
     }
@@ -258,43 +257,16 @@ impl<'a> Compiler<'a> {
                 pointer_text: String::new(),
                 pointers_fragment_safe: Box::default(),
                 root: NodeId(0),
-                fail_fast_root: NodeId(0),
                 values: Vec::new(),
                 limits: Vec::new(),
                 strings: Vec::new(),
                 properties: Vec::new(),
-                property_order: Vec::new(),
-                property_sigs: Vec::new(),
-                property_tables: Vec::new(),
-                spec_of: Vec::new(),
-                array_specs: Vec::new(),
-                type_switches: Vec::new(),
-                object_specs: Vec::new(),
-                property_tests: Vec::new(),
-                property_hash: Vec::new(),
-                enum_tables: Vec::new(),
-                enum_hash: Vec::new(),
-                property_required: Vec::new(),
-                walk_required: Vec::new(),
-                required_walked: Vec::new(),
-                deferred_in_name_order: Vec::new(),
                 pattern_properties: Vec::new(),
                 additional: Vec::new(),
                 dependent_required: Vec::new(),
                 dependent_schemas: Vec::new(),
                 node_lists: Vec::new(),
-                branch_targets: Vec::new(),
-                property_walk: Vec::new(),
-                property_patterned: Vec::new(),
-                property_rank: Vec::new(),
-                list_dispatch: Vec::new(),
-                list_exclusive: Vec::new(),
-                presence: Vec::new(),
-                list_presence: Vec::new(),
-                dispatches: Vec::new(),
                 contains: Vec::new(),
-                unevaluated: Vec::new(),
-                if_chains: None,
                 dynamic_refs: Vec::new(),
                 dynamic_scope: false,
                 step_budget: options.step_budget,
@@ -307,6 +279,7 @@ impl<'a> Compiler<'a> {
                 annotation_values: Vec::new(),
                 annotation_others: Vec::new(),
                 annotation_text: String::new(),
+                accel: Accelerators::default(),
             },
             docs,
             tasks: Vec::new(),
@@ -434,7 +407,7 @@ impl<'a> Compiler<'a> {
         self.out.node_pointers.push(span);
         self.out.nodes.push(Node {
             keywords: Span { start: 0, end: 0 },
-            resource,
+            resource: ResourceId::new(resource as usize),
             types: TypeSet::all(),
             typed: false,
             leaf: false,
@@ -573,7 +546,7 @@ impl<'a> Compiler<'a> {
         let end = self.out.keywords.len() as u32;
         let node = &mut self.out.nodes[task.node.index()];
         node.keywords = Span { start, end };
-        node.resource = task.resource;
+        node.resource = ResourceId::new(task.resource as usize);
         let meta = &mut self.meta[task.node.index()];
         meta.resource = task.resource;
         meta.base = task.base;

@@ -12,7 +12,7 @@ impl<'a> Compiler<'a> {
         }
         if let RefSlot::Recursive(i) = slot {
             // Dynamic only when the target resource itself has `$recursiveAnchor: true`.
-            let res = self.out.nodes[target.index()].resource as usize;
+            let res = self.out.nodes[target.index()].resource.index();
             if !self
                 .resource_meta
                 .get(res)
@@ -25,7 +25,7 @@ impl<'a> Compiler<'a> {
             && let Some(name) = self.out.dynamic_refs[i].anchor
         {
             // Dynamic only when the static target is itself a `$dynamicAnchor` of that name.
-            let res = self.out.nodes[target.index()].resource as usize;
+            let res = self.out.nodes[target.index()].resource.index();
             let is_dynamic_anchor = self.out.resources[res]
                 .dynamic_anchors
                 .iter()
@@ -474,7 +474,7 @@ impl<'a> Compiler<'a> {
                     anchor,
                 });
                 let i = self.out.dynamic_refs.len() - 1;
-                self.push_keyword(Keyword::DynamicRef(i as u32), kw);
+                self.push_keyword(Keyword::DynamicRef(DynamicRefId::new(i)), kw);
                 RefSlot::Dynamic(i)
             }
             RefKind::Recursive => {
@@ -484,7 +484,7 @@ impl<'a> Compiler<'a> {
                     anchor,
                 });
                 let i = self.out.dynamic_refs.len() - 1;
-                self.push_keyword(Keyword::DynamicRef(i as u32), kw);
+                self.push_keyword(Keyword::DynamicRef(DynamicRefId::new(i)), kw);
                 RefSlot::Recursive(i)
             }
         };
@@ -513,7 +513,7 @@ pub(super) fn resolve_outermost_anchors(out: &mut Compiled) {
     if out.dynamic_refs.is_empty() {
         return;
     }
-    let root = out.nodes[out.root.index()].resource as usize;
+    let root = out.nodes[out.root.index()].resource.index();
     if let Some(resource) = out.resources.get(root) {
         for d in &mut out.dynamic_refs {
             if let Some(name) = d.anchor

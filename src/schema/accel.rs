@@ -4,6 +4,196 @@
 
 use super::*;
 
+/// The accelerators of a compiled schema (`Compiled::accel`): tables the compiler's
+/// shortcuts build and the fail-fast path reads. Where the general keyword loop reads one
+/// (name lookups, `properties` order, the fused `required` count), it has a fallback from
+/// the semantic tables for when the table is absent: under `Options::shortcuts(false)`
+/// every table here is empty (see [`Accelerators::is_empty`]), and the keyword loop
+/// decides alone.
+#[derive(Debug)]
+pub(crate) struct Accelerators {
+    /// Where `is_valid` starts (`NodeId::NONE`: the root, see `Compiled::fail_fast_root`):
+    /// the root, or the target of a root of the forward shape whose check its target's
+    /// implies (`{"$ref": "#/$defs/Message", ...}`, a fused `allOf`), see
+    /// `Compiled::fail_fast_target`.
+    pub(crate) fail_fast_root: NodeId,
+    /// Indices into `properties`, cheapest first within each span (for evaluation).
+    pub(crate) property_order: Vec<u32>,
+    /// Beside `properties`: the property's position in its span's `property_order`.
+    pub(crate) property_rank: Vec<u32>,
+    /// At the first entry of each `properties` span: whether its subschemas that are not
+    /// assertions only come cheapest first in name order (the instance's key order), so
+    /// that one walk of the instance is a good evaluation order.
+    pub(crate) deferred_in_name_order: Vec<bool>,
+    /// Beside `properties`: the name is required by a sibling `required` whose check the
+    /// fail-fast walk of the instance's keys does (see `walk_required`).
+    pub(crate) property_required: Vec<bool>,
+    /// At the first entry of a `properties` span: how many of its names the instance must
+    /// have (a sibling `required`, checked by counting during the walk; 0 when none).
+    pub(crate) walk_required: Vec<u32>,
+    /// At the first entry of a `required` span in `strings`: the fail-fast path leaves the
+    /// check to the sibling properties walk.
+    pub(crate) required_walked: Vec<bool>,
+    /// Beside `properties`: (name summary, index into `properties`), by summary within
+    /// each span (see [`Compiled::find_property`] and `names::summary`).
+    pub(crate) property_sigs: Vec<(u64, u32)>,
+    /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
+    /// hash table in `property_hash` (start, size - 1; one entry when its names crowd it,
+    /// see [`Names::Hash`]).
+    pub(crate) property_tables: Vec<(u32, u32)>,
+    /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
+    /// (plain-object shape); for a node of the forward shape, the node the fail-fast path
+    /// goes on to (see `accel::forwards::forward_targets`).
+    pub(crate) spec_of: Vec<u32>,
+    pub(crate) array_specs: Vec<ArraySpec>,
+    pub(crate) object_specs: Vec<ObjectSpec>,
+    /// Per node of the property-test shape (through `spec_of`): what it tests.
+    pub(crate) property_tests: Vec<PropertyTest>,
+    /// Per node of the type-switch shape (through `spec_of`): the branch for each kind of
+    /// instance (null, boolean, number, string, array, object), `NodeId::NONE` for none.
+    pub(crate) type_switches: Vec<[NodeId; 6]>,
+    /// Open-addressing tables of (signature, index into `properties`); empty slots have
+    /// index `u32::MAX`.
+    pub(crate) property_hash: Vec<(u64, u32)>,
+    /// Per `values` entry: at the first value of an `enum` of more than
+    /// [`ENUM_SCAN_LIMIT`] values, its hash table of values in `enum_hash` (start,
+    /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
+    pub(crate) enum_tables: Vec<(u32, u32)>,
+    /// Open-addressing tables of (signature, index into `values`) of long enums' values
+    /// (`json::enum_signature`, slot by `json::table_slot`); empty slots have index
+    /// `u32::MAX`.
+    pub(crate) enum_hash: Vec<(u64, u32)>,
+    /// Beside `properties`, for the fail-fast walks of objects: each property's subschema
+    /// (a forward gives way to its target, as in `branch_targets`) and 1 when the walk
+    /// counts the name for a sibling `required` (`property_required`), read together.
+    pub(crate) property_walk: Vec<(NodeId, u32)>,
+    /// Beside `properties`, for a span with sibling `additionalProperties` and
+    /// `patternProperties`: whether some sibling pattern may match the name (false when
+    /// every one is ruled out, see `Pattern::rules_out_name`), so that the patterned walk
+    /// skips the patterns for a declared key. False elsewhere (no pattern to skip).
+    pub(crate) property_patterned: Vec<bool>,
+    /// Beside `node_lists`: each node, or for a node of the forward shape whose check its
+    /// target's implies, that target (see `Compiled::branches`).
+    pub(crate) branch_targets: Vec<NodeId>,
+    /// Per `node_lists` entry: for the first entry of a `oneOf`/`anyOf` list, its index in
+    /// `dispatches` (or `u32::MAX`).
+    pub(crate) list_dispatch: Vec<u32>,
+    pub(crate) dispatches: Vec<Dispatch>,
+    /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
+    /// no instance can match two of (see `accel::exclusive`): the first match decides.
+    pub(crate) list_exclusive: Vec<bool>,
+    /// Per `node_lists` entry of a `oneOf`/`anyOf` list: names of which an object the
+    /// branch accepts holds at least one (`None`: not known; empty: no object is
+    /// accepted), see `accel::presence`; empty when no list has any.
+    pub(crate) presence: Vec<Option<Box<[Arc<str>]>>>,
+    /// Per `node_lists` entry: true at the first entry of a list some of whose branches
+    /// have a presence filter.
+    pub(crate) list_presence: Vec<bool>,
+    /// Per node with `unevaluatedProperties` (sorted by node): the properties known to be
+    /// evaluated whenever the node is valid (see `accel::unevaluated`).
+    pub(crate) unevaluated: Vec<(NodeId, Unevaluated)>,
+    /// The chains of conditions on one property (see `accel::if_chains`); none for most
+    /// schemas (boxed: a word in `Compiled`, which is moved as it is built).
+    pub(crate) if_chains: Option<Box<IfChains>>,
+}
+
+impl Default for Accelerators {
+    fn default() -> Accelerators {
+        Accelerators {
+            fail_fast_root: NodeId::NONE,
+            property_order: Vec::new(),
+            property_rank: Vec::new(),
+            deferred_in_name_order: Vec::new(),
+            property_required: Vec::new(),
+            walk_required: Vec::new(),
+            required_walked: Vec::new(),
+            property_sigs: Vec::new(),
+            property_tables: Vec::new(),
+            spec_of: Vec::new(),
+            array_specs: Vec::new(),
+            object_specs: Vec::new(),
+            property_tests: Vec::new(),
+            type_switches: Vec::new(),
+            property_hash: Vec::new(),
+            enum_tables: Vec::new(),
+            enum_hash: Vec::new(),
+            property_walk: Vec::new(),
+            property_patterned: Vec::new(),
+            branch_targets: Vec::new(),
+            list_dispatch: Vec::new(),
+            dispatches: Vec::new(),
+            list_exclusive: Vec::new(),
+            presence: Vec::new(),
+            list_presence: Vec::new(),
+            unevaluated: Vec::new(),
+            if_chains: None,
+        }
+    }
+}
+
+impl Accelerators {
+    /// Whether no accelerator is built (the reference configuration): every table empty,
+    /// no start past the root. Lists every field, so that a new table must be decided here.
+    pub(crate) fn is_empty(&self) -> bool {
+        let Accelerators {
+            fail_fast_root,
+            property_order,
+            property_rank,
+            deferred_in_name_order,
+            property_required,
+            walk_required,
+            required_walked,
+            property_sigs,
+            property_tables,
+            spec_of,
+            array_specs,
+            object_specs,
+            property_tests,
+            type_switches,
+            property_hash,
+            enum_tables,
+            enum_hash,
+            property_walk,
+            property_patterned,
+            branch_targets,
+            list_dispatch,
+            dispatches,
+            list_exclusive,
+            presence,
+            list_presence,
+            unevaluated,
+            if_chains,
+        } = self;
+        fail_fast_root.is_none()
+            && property_order.is_empty()
+            && property_rank.is_empty()
+            && deferred_in_name_order.is_empty()
+            && property_required.is_empty()
+            && walk_required.is_empty()
+            && required_walked.is_empty()
+            && property_sigs.is_empty()
+            && property_tables.is_empty()
+            && spec_of.is_empty()
+            && array_specs.is_empty()
+            && object_specs.is_empty()
+            && property_tests.is_empty()
+            && type_switches.is_empty()
+            && property_hash.is_empty()
+            && enum_tables.is_empty()
+            && enum_hash.is_empty()
+            && property_walk.is_empty()
+            && property_patterned.is_empty()
+            && branch_targets.is_empty()
+            && list_dispatch.is_empty()
+            && dispatches.is_empty()
+            && list_exclusive.is_empty()
+            && presence.is_empty()
+            && list_presence.is_empty()
+            && unevaluated.is_empty()
+            && if_chains.is_none()
+    }
+}
+
 /// Node shapes the fail-fast path checks in small functions of their own, with no
 /// dispatch through the general keyword loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -72,3 +72,24 @@ side_table_id!(
     /// An entry of `Compiled::formats` (a `format` keyword's checker).
     FormatId(u32)
 );
+
+side_table_id!(
+    /// An entry of `Compiled::limits` (the number of a numeric bound or `multipleOf`).
+    LimitId(u32)
+);
+
+side_table_id!(
+    /// An entry of `Compiled::dynamic_refs` (a `$dynamicRef` or `$recursiveRef`).
+    DynamicRefId(u32)
+);
+
+side_table_id!(
+    /// An entry of `Compiled::resources` (a schema resource: a document root or a
+    /// subschema with its own `$id`).
+    ResourceId(u32)
+);
+
+impl ResourceId {
+    /// The first resource: the root document's.
+    pub(crate) const FIRST: ResourceId = ResourceId(0);
+}

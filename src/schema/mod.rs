@@ -15,7 +15,10 @@ pub(crate) use accel::*;
 use serde_json::{Number, Value};
 use std::sync::Arc;
 
-pub(crate) use ids::{ContainsId, ContentId, FormatId, NodeId, PatternId, side_table_id};
+pub(crate) use ids::{
+    ContainsId, ContentId, DynamicRefId, FormatId, LimitId, NodeId, PatternId, ResourceId,
+    side_table_id,
+};
 pub use text::JsonValidationError;
 
 /// Up to this many names, a name lookup scans the signatures; beyond, it hashes.
@@ -52,11 +55,11 @@ pub(crate) enum Keyword {
     Type(TypeSet),
     Const(u32),
     Enum(Span),
-    MultipleOf(u32),
-    Maximum(u32),
-    ExclusiveMaximum(u32),
-    Minimum(u32),
-    ExclusiveMinimum(u32),
+    MultipleOf(LimitId),
+    Maximum(LimitId),
+    ExclusiveMaximum(LimitId),
+    Minimum(LimitId),
+    ExclusiveMinimum(LimitId),
     MaxLength(u64),
     MinLength(u64),
     Pattern(PatternId),
@@ -90,7 +93,7 @@ pub(crate) enum Keyword {
         els: NodeId,
     },
     Ref(NodeId),
-    DynamicRef(u32),
+    DynamicRef(DynamicRefId),
     UnevaluatedProperties(NodeId),
     UnevaluatedItems(NodeId),
     Content(ContentId),
@@ -187,7 +190,7 @@ pub(crate) type KeywordName = &'static str;
 pub(crate) struct Node {
     pub(crate) keywords: Span,
     /// The schema resource this node belongs to (for the dynamic scope).
-    pub(crate) resource: u32,
+    pub(crate) resource: ResourceId,
     /// The types `type` admits (every type when the node has no hoisted `type`): checked
     /// inline before any keyword is dispatched.
     pub(crate) types: TypeSet,
@@ -259,6 +262,36 @@ impl Names<'_> {
             }
         }
     }
+
+    /// [`Names::find_in`] for the general keyword loop, which runs without lookup tables
+    /// too (`Options::shortcuts(false)`: `names_of` then gives no entry): the names of
+    /// `span` are searched by name. (One comparison per key where the span is scanned;
+    /// the shortcuts call `find_in`, which needs none.)
+    #[inline(always)]
+    pub(crate) fn find_in_span(
+        self,
+        c: &Compiled,
+        span: Span,
+        key: &str,
+        summary: u64,
+    ) -> Option<usize> {
+        if let Names::Scan(entries) = self
+            && entries.len() != span.len()
+        {
+            return find_by_name(c, span, key);
+        }
+        self.find_in(c, key, summary)
+    }
+}
+
+/// `Names::find_in_span` without lookup tables: a binary search of the span's names
+/// (sorted by name within each span of `properties`).
+#[cold]
+#[inline(never)]
+fn find_by_name(c: &Compiled, span: Span, key: &str) -> Option<usize> {
+    let names = c.properties.get(span.range())?;
+    let at = names.binary_search_by(|(n, _)| n.as_ref().cmp(key)).ok()?;
+    Some(span.start as usize + at)
 }
 
 /// `Names::find` in a span whose names crowd a hash table: a binary search by summary, then
@@ -267,7 +300,7 @@ impl Names<'_> {
 #[inline(never)]
 fn find_sorted(c: &Compiled, span: u64, summary: u64, key: &str) -> Option<usize> {
     let (start, end) = ((span >> 32) as usize, span as u32 as usize);
-    let entries = c.property_sigs.get(start..end)?;
+    let entries = c.accel.property_sigs.get(start..end)?;
     let name = |i: u32| &*c.properties[i as usize].0;
     let at = entries.partition_point(|&(s, i)| (s, name(i).as_bytes()) < (summary, key.as_bytes()));
     entries
@@ -403,99 +436,17 @@ pub(crate) struct Compiled {
     /// under the evaluator, and the compiler would reload them after every call.
     pub(crate) pointers_fragment_safe: Box<std::sync::OnceLock<bool>>,
     pub(crate) root: NodeId,
-    /// Where `is_valid` starts: the root, or the target of a root of the forward shape
-    /// whose check its target's implies (`{"$ref": "#/$defs/Message", ...}`, a fused
-    /// `allOf`), see `Compiled::fail_fast_target`.
-    pub(crate) fail_fast_root: NodeId,
     pub(crate) values: Vec<Value>,
     pub(crate) limits: Vec<Limit>,
     pub(crate) strings: Vec<Arc<str>>,
     /// `properties` entries, sorted by name within each keyword's span (for lookups).
     pub(crate) properties: Vec<(Arc<str>, NodeId)>,
-    /// Indices into `properties`, cheapest first within each span (for evaluation).
-    pub(crate) property_order: Vec<u32>,
-    /// Beside `properties`: the property's position in its span's `property_order`.
-    pub(crate) property_rank: Vec<u32>,
-    /// At the first entry of each `properties` span: whether its subschemas that are not
-    /// assertions only come cheapest first in name order (the instance's key order), so
-    /// that one walk of the instance is a good evaluation order.
-    pub(crate) deferred_in_name_order: Vec<bool>,
-    /// Beside `properties`: the name is required by a sibling `required` whose check the
-    /// fail-fast walk of the instance's keys does (see `walk_required`).
-    pub(crate) property_required: Vec<bool>,
-    /// At the first entry of a `properties` span: how many of its names the instance must
-    /// have (a sibling `required`, checked by counting during the walk; 0 when none).
-    pub(crate) walk_required: Vec<u32>,
-    /// At the first entry of a `required` span in `strings`: the fail-fast path leaves the
-    /// check to the sibling properties walk.
-    pub(crate) required_walked: Vec<bool>,
-    /// Beside `properties`: (name summary, index into `properties`), by summary within
-    /// each span (see [`Compiled::find_property`] and `names::summary`).
-    pub(crate) property_sigs: Vec<(u64, u32)>,
-    /// At the first entry of a `properties` span of more than [`SCAN_LIMIT`] names: its
-    /// hash table in `property_hash` (start, size - 1; one entry when its names crowd it,
-    /// see [`Names::Hash`]).
-    pub(crate) property_tables: Vec<(u32, u32)>,
-    /// Per node: the index of its `ArraySpec` (typed-array shape) or `ObjectSpec`
-    /// (plain-object shape); for a node of the forward shape, the node the fail-fast path
-    /// goes on to (see `accel::forwards::forward_targets`).
-    pub(crate) spec_of: Vec<u32>,
-    pub(crate) array_specs: Vec<ArraySpec>,
-    pub(crate) object_specs: Vec<ObjectSpec>,
-    /// Per node of the property-test shape (through `spec_of`): what it tests.
-    pub(crate) property_tests: Vec<PropertyTest>,
-    /// Per node of the type-switch shape (through `spec_of`): the branch for each kind of
-    /// instance (null, boolean, number, string, array, object), `NodeId::NONE` for none.
-    pub(crate) type_switches: Vec<[NodeId; 6]>,
-    /// Open-addressing tables of (signature, index into `properties`); empty slots have
-    /// index `u32::MAX`.
-    pub(crate) property_hash: Vec<(u64, u32)>,
-    /// Per `values` entry: at the first value of an `enum` of more than
-    /// [`ENUM_SCAN_LIMIT`] values, its hash table of values in `enum_hash` (start,
-    /// size - 1); (0, 0) elsewhere. Empty when no `enum` is that long.
-    pub(crate) enum_tables: Vec<(u32, u32)>,
-    /// Open-addressing tables of (signature, index into `values`) of long enums' values
-    /// (`json::enum_signature`, slot by `json::table_slot`); empty slots have index
-    /// `u32::MAX`.
-    pub(crate) enum_hash: Vec<(u64, u32)>,
     pub(crate) pattern_properties: Vec<(PatternId, NodeId)>,
     pub(crate) additional: Vec<Additional>,
     pub(crate) dependent_required: Vec<(Arc<str>, Span)>,
     pub(crate) dependent_schemas: Vec<(Arc<str>, NodeId)>,
     pub(crate) node_lists: Vec<NodeId>,
-    /// Beside `properties`, for the fail-fast walks of objects: each property's subschema
-    /// (a forward gives way to its target, as in `branch_targets`) and 1 when the walk
-    /// counts the name for a sibling `required` (`property_required`), read together.
-    pub(crate) property_walk: Vec<(NodeId, u32)>,
-    /// Beside `properties`, for a span with sibling `additionalProperties` and
-    /// `patternProperties`: whether some sibling pattern may match the name (false when
-    /// every one is ruled out, see `Pattern::rules_out_name`), so that the patterned walk
-    /// skips the patterns for a declared key. False elsewhere (no pattern to skip).
-    pub(crate) property_patterned: Vec<bool>,
-    /// Beside `node_lists`: each node, or for a node of the forward shape whose check its
-    /// target's implies, that target (see `Compiled::branches`).
-    pub(crate) branch_targets: Vec<NodeId>,
-    /// Per `node_lists` entry: for the first entry of a `oneOf`/`anyOf` list, its index in
-    /// `dispatches` (or `u32::MAX`).
-    pub(crate) list_dispatch: Vec<u32>,
-    pub(crate) dispatches: Vec<Dispatch>,
-    /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
-    /// no instance can match two of (see `accel::exclusive`): the first match decides.
-    pub(crate) list_exclusive: Vec<bool>,
-    /// Per `node_lists` entry of a `oneOf`/`anyOf` list: names of which an object the
-    /// branch accepts holds at least one (`None`: not known; empty: no object is
-    /// accepted), see `accel::presence`; empty when no list has any.
-    pub(crate) presence: Vec<Option<Box<[Arc<str>]>>>,
-    /// Per `node_lists` entry: true at the first entry of a list some of whose branches
-    /// have a presence filter.
-    pub(crate) list_presence: Vec<bool>,
     pub(crate) contains: Vec<Contains>,
-    /// Per node with `unevaluatedProperties` (sorted by node): the properties known to be
-    /// evaluated whenever the node is valid (see `accel::unevaluated`).
-    pub(crate) unevaluated: Vec<(NodeId, Unevaluated)>,
-    /// The chains of conditions on one property (see `accel::if_chains`); none for most
-    /// schemas (boxed: a word in `Compiled`, which is moved as it is built).
-    pub(crate) if_chains: Option<Box<IfChains>>,
     pub(crate) dynamic_refs: Vec<DynamicRef>,
     /// Some `$dynamicRef` (or `$recursiveRef`) looks up the dynamic scope: evaluation
     /// keeps track of it only then.
@@ -517,6 +468,9 @@ pub(crate) struct Compiled {
     pub(crate) annotation_text: String,
     /// The annotation values that are not strings (`default`, `examples`, ...).
     pub(crate) annotation_others: Vec<Value>,
+    /// The tables only the shortcuts read (`compile::accel`); empty under
+    /// `Options::shortcuts(false)`. Held inline: no indirection on the hot path.
+    pub(crate) accel: Accelerators,
 }
 
 /// One annotation keyword of a node, for `evaluate`: small (24 bytes), since a schema
@@ -556,22 +510,22 @@ impl Compiled {
     /// The spec of a node of the typed-array or items-array shape.
     #[inline(always)]
     pub(crate) fn array_spec(&self, node: NodeId) -> Option<&ArraySpec> {
-        let i = *self.spec_of.get(node.index())?;
-        self.array_specs.get(i as usize)
+        let i = *self.accel.spec_of.get(node.index())?;
+        self.accel.array_specs.get(i as usize)
     }
 
     /// The branches of a node of the type-switch shape, by kind of instance.
     #[inline(always)]
     pub(crate) fn type_switch(&self, node: NodeId) -> Option<&[NodeId; 6]> {
-        let i = *self.spec_of.get(node.index())?;
-        self.type_switches.get(i as usize)
+        let i = *self.accel.spec_of.get(node.index())?;
+        self.accel.type_switches.get(i as usize)
     }
 
     /// The spec of a node of the plain-object shape.
     #[inline(always)]
     pub(crate) fn object_spec(&self, node: NodeId) -> Option<&ObjectSpec> {
-        let i = *self.spec_of.get(node.index())?;
-        self.object_specs.get(i as usize)
+        let i = *self.accel.spec_of.get(node.index())?;
+        self.accel.object_specs.get(i as usize)
     }
 
     /// Gives back the room reserved for the tables (see `Compiler::reserve`) and not used.
@@ -612,8 +566,8 @@ impl Compiled {
         let pointer = self.node_pointers[located_as.index()];
         self.node_pointers.push(pointer);
         self.node_annotations.push(Span { start: 0, end: 0 });
-        if !self.spec_of.is_empty() {
-            self.spec_of.push(u32::MAX);
+        if !self.accel.spec_of.is_empty() {
+            self.accel.spec_of.push(u32::MAX);
         }
         id
     }
@@ -660,7 +614,9 @@ impl Compiled {
         if span.len() <= SCAN_LIMIT {
             return (span, false);
         }
-        let (start, mask) = self.property_tables[span.start as usize];
+        let Some(&(start, mask)) = self.accel.property_tables.get(span.start as usize) else {
+            return (span, false);
+        };
         let end = start.wrapping_add(mask).wrapping_add(1);
         (Span { start, end }, true)
     }
@@ -669,9 +625,10 @@ impl Compiled {
     #[inline(always)]
     pub(crate) fn names_at(&self, (table, hashed): (Span, bool)) -> Names<'_> {
         if !hashed {
-            return Names::Scan(self.property_sigs.get(table.range()).unwrap_or(&[]));
+            // (No entry without lookup tables: see `Names::find_in_span`.)
+            return Names::Scan(self.accel.property_sigs.get(table.range()).unwrap_or(&[]));
         }
-        match self.property_hash.get(table.range()) {
+        match self.accel.property_hash.get(table.range()) {
             Some(table) => Names::Hash(table),
             None => Names::Scan(&[]),
         }
@@ -693,7 +650,7 @@ impl Compiled {
     /// `enum_has_string` for an `enum` longer than `ENUM_SCAN_LIMIT` (out of line).
     #[inline(never)]
     pub(crate) fn long_enum_has_string(&self, span: Span, s: &str) -> bool {
-        match self.enum_tables.get(span.start as usize) {
+        match self.accel.enum_tables.get(span.start as usize) {
             Some(&(start, mask)) if mask != 0 => self.enum_lookup(start, mask, s),
             _ => self.values[span.range()]
                 .iter()
@@ -705,7 +662,7 @@ impl Compiled {
     /// number `n` (by value: `1` is `1.0`), looked up in its table (out of line).
     #[inline(never)]
     pub(crate) fn long_enum_has_number(&self, span: Span, n: &Number) -> bool {
-        match self.enum_tables.get(span.start as usize) {
+        match self.accel.enum_tables.get(span.start as usize) {
             Some(&(start, mask)) if mask != 0 => self.enum_probe(
                 start,
                 mask,
@@ -727,7 +684,7 @@ impl Compiled {
         span: Span,
         v: I,
     ) -> bool {
-        match self.enum_tables.get(span.start as usize) {
+        match self.accel.enum_tables.get(span.start as usize) {
             Some(&(start, mask)) if mask != 0 => {
                 // (`json::enum_signature`, for either representation.)
                 let sig = match v.kind() {
@@ -761,6 +718,7 @@ impl Compiled {
     #[inline(always)]
     fn enum_probe(&self, start: u32, mask: u32, sig: u64, same: impl Fn(&Value) -> bool) -> bool {
         let Some(table) = self
+            .accel
             .enum_hash
             .get(start as usize..start as usize + mask as usize + 1)
         else {
@@ -783,7 +741,7 @@ impl Compiled {
     /// The chain of conditions of the `allOf` `span`, if it has one.
     #[inline(always)]
     pub(crate) fn if_chain(&self, span: Span) -> Option<&IfChain> {
-        let chains = self.if_chains.as_deref()?;
+        let chains = self.accel.if_chains.as_deref()?;
         let at = *chains.of.get(span.start as usize)?;
         chains.chains.get((at as usize).checked_sub(1)?)
     }
@@ -792,10 +750,11 @@ impl Compiled {
     #[inline]
     pub(crate) fn unevaluated_of(&self, node: NodeId) -> Option<&Unevaluated> {
         let at = self
+            .accel
             .unevaluated
             .binary_search_by_key(&node.0, |(n, _)| n.0)
             .ok()?;
-        Some(&self.unevaluated[at].1)
+        Some(&self.accel.unevaluated[at].1)
     }
 
     /// How many required names the walk of the properties `span` must meet.
@@ -805,7 +764,41 @@ impl Compiled {
         if span.len() == 0 {
             return 0;
         }
-        self.walk_required[span.start as usize]
+        self.accel
+            .walk_required
+            .get(span.start as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The fail-fast walk's entry of the property `i` (an index into `properties`): its
+    /// subschema (a forward gives way to its target) and 1 when the walk counts it for a
+    /// sibling `required`; without accelerators, the subschema itself and 0.
+    #[inline(always)]
+    pub(crate) fn walk_entry(&self, i: usize) -> (NodeId, u32) {
+        match self.accel.property_walk.get(i) {
+            Some(&entry) => entry,
+            None => (self.properties[i].1, 0),
+        }
+    }
+
+    /// The indices (into `properties`) of `span` in evaluation order: cheapest first, or
+    /// in name order without accelerators.
+    #[inline]
+    pub(crate) fn property_order(&self, span: Span) -> impl Iterator<Item = usize> + '_ {
+        let order = self.accel.property_order.get(span.range());
+        span.range()
+            .enumerate()
+            .map(move |(k, i)| order.map_or(i, |o| o[k] as usize))
+    }
+
+    /// Where `is_valid` starts: past the root's forwards when the accelerators say so.
+    #[inline(always)]
+    pub(crate) fn fail_fast_root(&self) -> NodeId {
+        match self.accel.fail_fast_root {
+            start if start.is_none() => self.root,
+            start => start,
+        }
     }
 
     #[inline]
@@ -824,7 +817,7 @@ impl Compiled {
         if n.shape != Shape::Forward {
             return node;
         }
-        match self.spec_of.get(node.index()) {
+        match self.accel.spec_of.get(node.index()) {
             Some(&t)
                 if self.nodes.get(t as usize).is_some_and(|t| {
                     n.types == crate::json::TypeSet::all() || n.types == t.types
@@ -841,7 +834,7 @@ impl Compiled {
     /// error path keeps `node_list`, whose nodes its locations name.
     #[inline]
     pub(crate) fn branches(&self, span: Span) -> &[NodeId] {
-        match self.branch_targets.get(span.range()) {
+        match self.accel.branch_targets.get(span.range()) {
             Some(list) => list,
             None => self.node_list(span),
         }

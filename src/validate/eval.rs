@@ -611,7 +611,7 @@ pub(super) fn assertion<'a, I: Instance<'a>, C: Collector>(
         }
         Keyword::MultipleOf(i) => match instance.as_number() {
             Some(x) => {
-                let m = &c.limits[i as usize];
+                let m = &c.limits[i.index()];
                 json::is_multiple_of_decimal(&x, &m.number, m.decimal)
                     || fail!(
                         col,
@@ -633,11 +633,11 @@ pub(super) fn assertion<'a, I: Instance<'a>, C: Collector>(
             let Some(x) = instance.as_number() else {
                 return true;
             };
-            let decided = c.limits.get(i as usize).and_then(|l| l.admits(kw, &x));
+            let decided = c.limits.get(i.index()).and_then(|l| l.admits(kw, &x));
             decided.unwrap_or_else(|| within_bound(c, kw, i, &x))
                 || fail!(col, c, ctx, node, k, {
                     // (Built only when an error is collected.)
-                    let limit = c.limits[i as usize].number.clone();
+                    let limit = c.limits[i.index()].number.clone();
                     match kw {
                         Keyword::Maximum(_) => ErrorKind::Maximum { limit },
                         Keyword::ExclusiveMaximum(_) => ErrorKind::ExclusiveMaximum { limit },

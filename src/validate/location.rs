@@ -207,7 +207,7 @@ struct AbsoluteParts<'c> {
 
 impl<'c> AbsoluteParts<'c> {
     fn of(c: &'c Compiled, node: NodeId, name: &'c str) -> AbsoluteParts<'c> {
-        let resource = &c.resources[c.node(node).resource as usize];
+        let resource = &c.resources[c.node(node).resource.index()];
         let full = c.pointer_of(node);
         let ptr = pointer::strip(full, &resource.root_pointer).unwrap_or("");
         let ptr_safe = *c

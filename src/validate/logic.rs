@@ -26,7 +26,7 @@ pub(super) fn one_of_matches<'a, I: Instance<'a>>(
     let children = c.branches(span);
     let pick = Dispatched::new(c, span, instance);
     // (No other branch can match once one has, when the list is exclusive.)
-    let enough = if c.list_exclusive.get(span.start as usize) == Some(&true) {
+    let enough = if c.accel.list_exclusive.get(span.start as usize) == Some(&true) {
         1
     } else {
         2
@@ -223,6 +223,7 @@ impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
     #[inline]
     fn new(c: &'c Compiled, span: crate::schema::Span, instance: I) -> Dispatched<'c, 'a, I> {
         let d = c
+            .accel
             .list_dispatch
             .get(span.start as usize)
             .copied()
@@ -234,12 +235,12 @@ impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
                 presence: None,
             };
         };
-        let presence = if c.list_presence.get(span.start as usize) == Some(&true) {
-            c.presence.get(span.range()).map(|p| (p, o))
+        let presence = if c.accel.list_presence.get(span.start as usize) == Some(&true) {
+            c.accel.presence.get(span.range()).map(|p| (p, o))
         } else {
             None
         };
-        match c.dispatches.get(d as usize) {
+        match c.accel.dispatches.get(d as usize) {
             Some(d) => Dispatched {
                 dispatch: Some(d),
                 found: json::lookup_key(o, d.property.as_ref()),

@@ -25,8 +25,8 @@ use crate::flat::{Array as _, Instance, Kind, Object as _};
 use crate::json::{self, JsonType};
 use crate::pattern::MatchOutcome;
 use crate::schema::{
-    Compiled, ENUM_SCAN_LIMIT, Keyword, NodeId, ObjectWalk, Shape, applicator_keywords,
-    assertion_keywords, other_assertion_keywords,
+    Compiled, DynamicRefId, ENUM_SCAN_LIMIT, Keyword, LimitId, NodeId, ObjectWalk, ResourceId,
+    Shape, applicator_keywords, assertion_keywords, other_assertion_keywords,
 };
 use location::{Hop, Path, Seg};
 use serde_json::Value;
@@ -41,16 +41,16 @@ const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 /// The resources evaluation has entered, innermost first (for `$dynamicRef`).
 #[derive(Clone, Copy)]
 pub(crate) struct Scope<'a> {
-    pub(crate) resource: u32,
+    pub(crate) resource: ResourceId,
     pub(crate) parent: Option<&'a Scope<'a>>,
     /// The resource of the outermost entry (where evaluation started), which a
     /// `$dynamicRef` looks in first: its anchor, when it has one, wins.
-    pub(crate) outermost: u32,
+    pub(crate) outermost: ResourceId,
 }
 
 impl<'a> Scope<'a> {
     /// A scope of one resource.
-    pub(crate) const fn root(resource: u32) -> Scope<'a> {
+    pub(crate) const fn root(resource: ResourceId) -> Scope<'a> {
         Scope {
             resource,
             parent: None,
@@ -59,7 +59,7 @@ impl<'a> Scope<'a> {
     }
 
     /// `parent` with `resource` entered.
-    pub(crate) fn enter(resource: u32, parent: &'a Scope<'a>) -> Scope<'a> {
+    pub(crate) fn enter(resource: ResourceId, parent: &'a Scope<'a>) -> Scope<'a> {
         Scope {
             resource,
             parent: Some(parent),
@@ -261,7 +261,7 @@ pub(crate) fn outcome<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> Outcome
 #[inline(always)]
 fn constant_frame<'b>(budget: &'b Budget<'b>) -> Frame<'b> {
     static PATH: Path<'static> = Path::root();
-    static SCOPE: Scope<'static> = Scope::root(0);
+    static SCOPE: Scope<'static> = Scope::root(ResourceId::FIRST);
     static HOP: Hop<'static> = Hop::root(NodeId::NONE);
     Frame {
         path: &PATH,
@@ -280,7 +280,7 @@ pub(crate) fn is_valid<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> bool {
     }
     let frame = constant_frame(&budget);
     // (Past a root that only forwards: `{"$ref": "#/$defs/Request", "$defs": ...}`.)
-    let start = c.fail_fast_root;
+    let start = c.fail_fast_root();
     let root = c.node(start);
     // An object at the root, as every tool's arguments are: straight to its walk, without
     // `eval`'s dispatch over the shapes or its stack check (the red zone holds this frame).
@@ -536,13 +536,13 @@ pub(crate) fn admits<'a, I: Instance<'a>>(set: crate::json::TypeSet, instance: I
 
 /// Where a `$dynamicRef` (or `$recursiveRef`) lands in the current dynamic scope: the
 /// outermost resource that defines the anchor, else the static target.
-pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId {
-    let d = c.dynamic_refs[i as usize];
+pub(crate) fn dynamic_target(c: &Compiled, i: DynamicRefId, scope: &Scope<'_>) -> NodeId {
+    let d = c.dynamic_refs[i.index()];
     let Some(name) = d.anchor else {
         return d.target;
     };
-    let anchored = |resource: u32| {
-        c.resources[resource as usize]
+    let anchored = |resource: ResourceId| {
+        c.resources[resource.index()]
             .dynamic_anchors
             .iter()
             .find(|(n, _)| *n == name)
@@ -556,7 +556,7 @@ pub(crate) fn dynamic_target(c: &Compiled, i: u32, scope: &Scope<'_>) -> NodeId 
     let mut found = d.target;
     let mut s = Some(scope);
     while let Some(link) = s {
-        if let Some(&(_, id)) = c.resources[link.resource as usize]
+        if let Some(&(_, id)) = c.resources[link.resource.index()]
             .dynamic_anchors
             .iter()
             .find(|(n, _)| *n == name)

@@ -60,7 +60,7 @@ pub(super) fn required_met<'a, O: crate::flat::Object<'a>>(
     span: crate::schema::Span,
     o: O,
 ) -> bool {
-    c.required_walked.get(span.start as usize) == Some(&true)
+    c.accel.required_walked.get(span.start as usize) == Some(&true)
         || c.strings[span.range()]
             .iter()
             .all(|name| json::has(o, name.as_ref()))
@@ -98,9 +98,9 @@ pub(super) fn additional_properties<'a, O: crate::flat::Object<'a>, C: Collector
         };
         let mut item_ok = true;
         let mut matched = false;
-        if let Some(j) = names.find_in(c, key, summary) {
+        if let Some(j) = names.find_in_span(c, a.properties, key, summary) {
             matched = true;
-            met += u32::from(c.property_required[j]);
+            met += u32::from(c.accel.property_required.get(j) == Some(&true));
             item_ok = eval(c, c.properties[j].1, value, here, col);
         }
         for &(p, child) in patterns {
@@ -154,14 +154,15 @@ pub(super) fn properties<'a, O: crate::flat::Object<'a>, C: Collector>(
 ) -> bool {
     let mut ok = true;
     if C::FAIL_FAST {
-        if c.deferred_in_name_order.get(span.start as usize) == Some(&true) {
+        if c.accel.deferred_in_name_order.get(span.start as usize) != Some(&false) {
             // The instance's key order is cheap enough first: one walk, each key looked
-            // up by signature.
+            // up by signature. (Also without accelerators: the plainest order, with no
+            // required name counted on the way.)
             let mut met = 0;
             let names = c.names_of(span);
             for (key, summary, value) in o.entries() {
-                if let Some(i) = names.find_in(c, key, summary) {
-                    let (child, required) = c.property_walk[i];
+                if let Some(i) = names.find_in_span(c, span, key, summary) {
+                    let (child, required) = c.walk_entry(i);
                     met += required;
                     if !eval(c, child, value, ctx, col) {
                         return false;
@@ -197,7 +198,7 @@ pub(super) fn properties<'a, O: crate::flat::Object<'a>, C: Collector>(
         // Few keys against many declared names: walk the instance, search the names.
         let names = c.names_of(span);
         for (key, summary, value) in o.entries() {
-            if let Some(i) = names.find_in(c, key, summary) {
+            if let Some(i) = names.find_in_span(c, span, key, summary) {
                 check!(
                     ok,
                     col,
@@ -214,22 +215,22 @@ pub(super) fn properties<'a, O: crate::flat::Object<'a>, C: Collector>(
         let mut found: [Option<(&str, O::Value)>; FOUND] = [None; FOUND];
         let names = c.names_of(span);
         for (key, summary, value) in o.entries() {
-            if let Some(i) = names.find_in(c, key, summary)
+            if let Some(i) = names.find_in_span(c, span, key, summary)
                 && let Some(slot) = found.get_mut(i - span.start as usize)
             {
                 *slot = Some((key, value));
             }
         }
-        for &i in &c.property_order[span.range()] {
-            if let Some(Some((key, value))) = found.get(i as usize - span.start as usize) {
-                let child = c.properties[i as usize].1;
+        for i in c.property_order(span) {
+            if let Some(Some((key, value))) = found.get(i - span.start as usize) {
+                let child = c.properties[i].1;
                 check!(ok, col, eval_at!(c, child, *value, ctx, Seg::Key(key), col));
             }
         }
         return ok;
     }
-    for &i in &c.property_order[span.range()] {
-        let (name, child) = &c.properties[i as usize];
+    for i in c.property_order(span) {
+        let (name, child) = &c.properties[i];
         if let Some(value) = json::lookup(o, name.as_ref()) {
             check!(
                 ok,

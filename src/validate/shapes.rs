@@ -194,7 +194,7 @@ pub(super) fn forward<'a, I: Instance<'a>, C: Collector>(
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    match c.spec_of.get(node.index()) {
+    match c.accel.spec_of.get(node.index()) {
         Some(&target) if (target as usize) < c.nodes.len() => {
             eval(c, NodeId(target), instance, ctx, col)
         }
@@ -328,7 +328,7 @@ pub(super) fn keys_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
         // (One call site of the inlined `eval` for both kinds of key.)
         let child = match table.find_in(c, key, summary) {
             Some(i) => {
-                let (child, required) = c.property_walk[i];
+                let (child, required) = c.accel.property_walk[i];
                 met += required;
                 child
             }
@@ -379,9 +379,10 @@ pub(super) fn property_test<'a, I: Instance<'a>, C: Collector>(
         return true;
     };
     let Some(test) = c
+        .accel
         .spec_of
         .get(node.index())
-        .and_then(|&i| c.property_tests.get(i as usize))
+        .and_then(|&i| c.accel.property_tests.get(i as usize))
     else {
         return eval_node(c, node, instance, ctx, col);
     };
@@ -435,7 +436,7 @@ pub(super) fn properties_by_rank<'a, O: crate::flat::Object<'a>, C: Collector>(
     let mut found = 0;
     let defer = |i: usize, child, value| {
         if found < KEPT {
-            kept.push((c.property_rank[i], child, value));
+            kept.push((c.accel.property_rank[i], child, value));
         }
         found += 1;
     };
@@ -476,7 +477,7 @@ pub(super) fn leaves_first<'a, O: crate::flat::Object<'a>, C: Collector>(
     let names = c.names_of(span);
     for (key, summary, value) in o.entries() {
         if let Some(i) = names.find_in(c, key, summary) {
-            let (child, required) = c.property_walk[i];
+            let (child, required) = c.accel.property_walk[i];
             met += required;
             if c.node(child).leaf {
                 if !eval(c, child, value, ctx, col) {
@@ -500,8 +501,8 @@ pub(super) fn deferred_in_order<'a, I: Instance<'a>, C: Collector>(
     col: &mut C,
     value_of: impl Fn(usize) -> Option<I>,
 ) -> bool {
-    for &i in &c.property_order[span.range()] {
-        let child = c.property_walk[i as usize].0;
+    for &i in &c.accel.property_order[span.range()] {
+        let child = c.accel.property_walk[i as usize].0;
         if c.node(child).leaf {
             continue;
         }
@@ -537,12 +538,12 @@ pub(super) fn patterned_walk<'a, O: crate::flat::Object<'a>>(
         let mut matched = false;
         if let Some(j) = names.find_in(c, key, summary) {
             matched = true;
-            let (child, required) = c.property_walk[j];
+            let (child, required) = c.accel.property_walk[j];
             met += required;
             if !eval(c, child, value, ctx, &mut FailFast) {
                 return false;
             }
-            if c.property_patterned.get(j) == Some(&false) {
+            if c.accel.property_patterned.get(j) == Some(&false) {
                 // (No pattern can match this declared name.)
                 continue;
             }
@@ -683,7 +684,7 @@ pub(super) fn eval_leaf<'a, I: Instance<'a>, C: Collector>(
                 Kind::Number,
             ) => match instance
                 .as_number()
-                .and_then(|x| c.limits.get(i as usize).and_then(|l| l.admits(*kw, &x)))
+                .and_then(|x| c.limits.get(i.index()).and_then(|l| l.admits(*kw, &x)))
             {
                 Some(ok) => ok,
                 None => assertion(c, node, start + offset, *kw, instance, ctx, col),

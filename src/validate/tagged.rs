@@ -36,9 +36,10 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
         return false;
     };
     let Some(d) = c
+        .accel
         .list_dispatch
         .get(span.start as usize)
-        .and_then(|&i| c.dispatches.get(i as usize))
+        .and_then(|&i| c.accel.dispatches.get(i as usize))
     else {
         return false;
     };

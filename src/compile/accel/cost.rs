@@ -83,7 +83,7 @@ pub(super) fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
         }
         Keyword::Not(id) | Keyword::Ref(id) => of(id),
         Keyword::If { cond, then, els } => of(cond).saturating_add(of(then).max(of(els))),
-        Keyword::DynamicRef(i) => 10 + of(c.dynamic_refs[i as usize].target),
+        Keyword::DynamicRef(i) => 10 + of(c.dynamic_refs[i.index()].target),
         Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => CAP,
     }
 }
@@ -211,7 +211,7 @@ pub(super) fn sort_keywords(c: &mut Compiled, cost: &[u32], live: &[u32]) {
 #[inline(never)]
 pub(super) fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
     // Properties: an evaluation order beside the name order (kept for lookups).
-    c.property_order = (0..c.properties.len() as u32).collect();
+    c.accel.property_order = (0..c.properties.len() as u32).collect();
     let speculative = speculative_nodes(c, live);
     let mut spans: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
     for &i in live {
@@ -222,12 +222,13 @@ pub(super) fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
             }
         }
     }
-    c.deferred_in_name_order = vec![false; c.properties.len()];
-    c.property_rank = vec![0; c.properties.len()];
+    c.accel.deferred_in_name_order = vec![false; c.properties.len()];
+    c.accel.property_rank = vec![0; c.properties.len()];
     for (span, speculative) in spans {
-        c.property_order[span.range()].sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
-        for (rank, &i) in c.property_order[span.range()].iter().enumerate() {
-            c.property_rank[i as usize] = rank as u32;
+        c.accel.property_order[span.range()]
+            .sort_by_key(|&i| cost[c.properties[i as usize].1.index()]);
+        for (rank, &i) in c.accel.property_order[span.range()].iter().enumerate() {
+            c.accel.property_rank[i as usize] = rank as u32;
         }
         // Whether the instance's own (name) order evaluates the non-leaf properties
         // cheapest first too.
@@ -244,7 +245,7 @@ pub(super) fn property_orders(c: &mut Compiled, cost: &[u32], live: &[u32]) {
         }
         // Outside `oneOf`/`anyOf`/`not`/`if`/`contains` (where failing early is the
         // point), the order hardly matters: a valid instance is walked whole anyway.
-        if let Some(first) = c.deferred_in_name_order.get_mut(span.start as usize) {
+        if let Some(first) = c.accel.deferred_in_name_order.get_mut(span.start as usize) {
             *first = !speculative || ascending;
         }
     }

@@ -593,7 +593,7 @@ mod tests {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
         let span = root_list(c).unwrap();
-        c.list_exclusive[span.start as usize]
+        c.accel.list_exclusive[span.start as usize]
     }
 
     #[test]
@@ -660,8 +660,9 @@ mod tests {
         let c = &schema.compiled;
         let span = root_list(c)?;
         let d = c
+            .accel
             .dispatches
-            .get(c.list_dispatch[span.start as usize] as usize)?;
+            .get(c.accel.list_dispatch[span.start as usize] as usize)?;
         Some(d.property.to_string())
     }
 
@@ -694,10 +695,10 @@ mod tests {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
         let span = root_list(c).unwrap();
-        if c.list_presence.get(span.start as usize) != Some(&true) {
+        if c.accel.list_presence.get(span.start as usize) != Some(&true) {
             return vec![None; span.len()];
         }
-        c.presence[span.range()]
+        c.accel.presence[span.range()]
             .iter()
             .map(|p| {
                 p.as_ref().map(|names| {
@@ -752,7 +753,7 @@ mod tests {
                 .compile(&schema)
                 .unwrap();
             let c = &schema.compiled;
-            c.list_exclusive[root_list(c).unwrap().start as usize]
+            c.accel.list_exclusive[root_list(c).unwrap().start as usize]
         };
         assert!(!draft4(
             json!({"oneOf": [{"type": "integer"}, {"enum": [1.0]}]})

@@ -12,7 +12,7 @@ pub(super) fn fused_forwards(c: &mut Compiled, fused: &[(NodeId, NodeId)]) {
         let n = &mut c.nodes[node.index()];
         if matches!(n.shape, Shape::General | Shape::Union) {
             n.shape = Shape::Forward;
-            c.spec_of[node.index()] = to.0;
+            c.accel.spec_of[node.index()] = to.0;
         }
     }
 }
@@ -144,10 +144,10 @@ pub(super) fn decided_forwards(c: &mut Compiled, live: &[u32]) {
         if n.shape != Shape::ItemsArray {
             continue;
         }
-        let Some(&spec) = c.spec_of.get(i as usize) else {
+        let Some(&spec) = c.accel.spec_of.get(i as usize) else {
             continue;
         };
-        let Some(spec) = c.array_specs.get_mut(spec as usize) else {
+        let Some(spec) = c.accel.array_specs.get_mut(spec as usize) else {
             continue;
         };
         let item = c.nodes[spec.item.index()];
@@ -179,6 +179,6 @@ pub(super) fn forward_targets(c: &mut Compiled, live: &[u32]) {
                 None => break,
             }
         }
-        c.spec_of[i as usize] = to.0;
+        c.accel.spec_of[i as usize] = to.0;
     }
 }

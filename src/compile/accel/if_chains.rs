@@ -59,7 +59,7 @@ pub(super) fn if_chains(c: &mut Compiled) {
         }
     }
     if !chains.is_empty() {
-        c.if_chains = Some(Box::new(crate::schema::IfChains { chains, of }));
+        c.accel.if_chains = Some(Box::new(crate::schema::IfChains { chains, of }));
     }
 }
 

@@ -11,6 +11,7 @@ mod discriminator;
 mod exclusive;
 mod forwards;
 mod if_chains;
+pub(super) mod lookups;
 mod object_walk;
 mod presence;
 mod property_test;
@@ -18,12 +19,12 @@ mod shapes;
 mod unevaluated;
 mod unions;
 
-use super::tables::{enum_table, property_tables, walk_entries};
 use cost::*;
 use discriminator::*;
 use exclusive::*;
 use forwards::*;
 use if_chains::*;
+use lookups::{enum_table, property_tables, walk_entries};
 use object_walk::*;
 use presence::*;
 use property_test::*;
@@ -82,7 +83,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
                 f(els, true);
             }
             Keyword::DynamicRef(i) => {
-                let d = c.dynamic_refs[i as usize];
+                let d = c.dynamic_refs[i.index()];
                 f(d.target, true);
                 if let Some(name) = d.anchor {
                     for r in &c.resources {
@@ -125,7 +126,7 @@ pub(crate) fn optimize(
     branch_targets(c);
     patterned_names(c);
     unevaluated_specs(c, live);
-    for spec in &mut c.array_specs {
+    for spec in &mut c.accel.array_specs {
         spec.kind = spec.items.single_kind().unwrap_or(u8::MAX);
     }
     if conditions {
@@ -164,8 +165,8 @@ pub(crate) fn live_nodes(c: &Compiled, definitions: bool) -> Vec<u32> {
 /// For every `oneOf`/`anyOf` list: its discriminator dispatch, whether it is exclusive
 /// (`oneOf` only), and its branches' presence filters.
 pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
-    c.list_dispatch = vec![u32::MAX; c.node_lists.len()];
-    c.list_exclusive = vec![false; c.node_lists.len()];
+    c.accel.list_dispatch = vec![u32::MAX; c.node_lists.len()];
+    c.accel.list_exclusive = vec![false; c.node_lists.len()];
     let mut spans = Vec::new();
     for i in live.iter().map(|&i| i as usize) {
         for kw in c.keywords_of(NodeId(i as u32)) {
@@ -197,21 +198,21 @@ pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
         }
         reset_work();
         let at = span.start as usize;
-        if c.list_dispatch[at] == u32::MAX
+        if c.accel.list_dispatch[at] == u32::MAX
             && let Some(d) = build(c, span)
         {
-            c.dispatches.push(d);
-            c.list_dispatch[at] = (c.dispatches.len() - 1) as u32;
+            c.accel.dispatches.push(d);
+            c.accel.list_dispatch[at] = (c.accel.dispatches.len() - 1) as u32;
         }
-        if one_of && !c.list_exclusive[at] {
-            let dispatch = c.dispatches.get(c.list_dispatch[at] as usize);
-            c.list_exclusive[at] = exclusive(c, span, dispatch);
+        if one_of && !c.accel.list_exclusive[at] {
+            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at] as usize);
+            c.accel.list_exclusive[at] = exclusive(c, span, dispatch);
         }
-        if c.list_presence.get(at) != Some(&true) {
+        if c.accel.list_presence.get(at) != Some(&true) {
             // Not for a branch that requires the dispatch's tag and lists its values: an
             // object the tag admits there was picked by it, its names are most likely
             // there too, and the lookups would be wasted.
-            let dispatch = c.dispatches.get(c.list_dispatch[at] as usize);
+            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at] as usize);
             let picked_by_tag = |j: usize| {
                 dispatch.is_some_and(|d| {
                     matches!(
@@ -244,14 +245,14 @@ pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
                 _ => false,
             });
             if found.iter().any(Option::is_some) && !alike {
-                if c.presence.is_empty() {
-                    c.presence = vec![None; c.node_lists.len()];
-                    c.list_presence = vec![false; c.node_lists.len()];
+                if c.accel.presence.is_empty() {
+                    c.accel.presence = vec![None; c.node_lists.len()];
+                    c.accel.list_presence = vec![false; c.node_lists.len()];
                 }
                 for (j, names) in found.into_iter().enumerate() {
-                    c.presence[at + j] = names;
+                    c.accel.presence[at + j] = names;
                 }
-                c.list_presence[at] = true;
+                c.accel.list_presence[at] = true;
             }
         }
     }
@@ -263,8 +264,9 @@ mod tests {
     use serde_json::json;
 
     /// The reference configuration builds no shortcut: every node keeps the general shape,
-    /// all types and no hoisted `type`; no dispatch, exclusivity, chain, spec, fused
-    /// `required`, forward target or long-`enum` table exists.
+    /// all types and no hoisted `type`; the accelerator part of `Compiled` is empty (no
+    /// dispatch, exclusivity, chain, spec, fused `required`, forward target, order or
+    /// lookup table), and the verdicts are the same.
     #[test]
     fn the_reference_configuration_builds_no_shortcut() {
         let enum_values: Vec<_> = (0..40).map(|i| json!(format!("v{i}"))).collect();
@@ -298,20 +300,15 @@ mod tests {
         let (f, r) = (&fast.compiled, &reference.compiled);
         // (The default configuration builds several of them on this schema.)
         assert!(f.nodes.iter().any(|n| n.shape != Shape::General));
-        assert!(!f.dispatches.is_empty() && f.fail_fast_root != f.root);
+        assert!(!f.accel.dispatches.is_empty() && f.accel.fail_fast_root != f.root);
         assert!(r.nodes.iter().all(|n| n.shape == Shape::General
             && !n.typed
             && !n.leaf
             && n.types == crate::json::TypeSet::all()));
-        assert!(r.dispatches.is_empty() && r.list_exclusive.iter().all(|&x| !x));
-        assert!(r.if_chains.is_none() && r.unevaluated.is_empty());
-        assert!(r.array_specs.is_empty() && r.object_specs.is_empty());
-        assert!(r.property_tests.is_empty() && r.type_switches.is_empty());
-        assert!(r.branch_targets.is_empty() && r.spec_of.is_empty());
-        assert!(r.required_walked.iter().all(|&x| !x));
-        assert!(r.walk_required.iter().all(|&x| x == 0));
-        assert!(r.enum_hash.is_empty() && !f.enum_hash.is_empty());
-        assert_eq!(r.fail_fast_root, r.root);
+        // No accelerator at all: the general keyword loop acts on nothing but the semantic
+        // tables (`Accelerators::is_empty` lists every table).
+        assert!(r.accel.is_empty(), "{:?}", r.accel);
+        assert!(!f.accel.is_empty() && !f.accel.enum_hash.is_empty());
         // The same verdicts.
         for instance in [
             json!({"kind": "v1", "items": [1, 2]}),
@@ -327,6 +324,55 @@ mod tests {
                 reference.is_valid(&instance),
                 "{instance}"
             );
+        }
+    }
+
+    /// Without lookup tables, the keyword loop finds declared names by binary search of
+    /// the sorted `properties` span (`Names::find_in_span`): spans past `SCAN_LIMIT`
+    /// (hashed with shortcuts) and short ones, beside `additionalProperties`, give the
+    /// verdicts and errors of the default configuration.
+    #[test]
+    fn names_are_found_without_lookup_tables() {
+        let names: Vec<String> = (0..20).map(|i| format!("name{i:02}")).collect();
+        let properties: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .map(|n| (n.clone(), json!({"type": "integer"})))
+            .collect();
+        let schema = json!({
+            "properties": {
+                "long": {"properties": properties.clone(), "additionalProperties": false},
+                "open": {"properties": properties},
+                "short": {"properties": {"a": {"type": "string"}, "b": {"type": "null"}},
+                          "additionalProperties": {"type": "boolean"}}
+            }
+        });
+        let fast = crate::Options::new().compile(&schema).unwrap();
+        let reference = crate::Options::new()
+            .shortcuts(false)
+            .compile(&schema)
+            .unwrap();
+        assert!(reference.compiled.accel.is_empty());
+        assert!(crate::schema::SCAN_LIMIT < names.len());
+        for instance in [
+            json!({"long": {"name00": 1, "name19": 2, "name07": 3}}),
+            json!({"long": {"name00": 1, "name19": "x"}}),
+            json!({"long": {"name05": 1, "other": 2}}),
+            json!({"open": {"name13": "x", "other": 2}}),
+            json!({"open": {"name13": 4, "other": "y"}}),
+            json!({"short": {"a": "x", "b": null, "c": true}}),
+            json!({"short": {"a": 1}}),
+            json!({"short": {"z": 1}}),
+        ] {
+            let verdict = fast.is_valid(&instance);
+            assert_eq!(verdict, reference.is_valid(&instance), "{instance}");
+            let errors = |s: &crate::Schema| -> Vec<String> {
+                s.errors_unchecked(&instance)
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect()
+            };
+            assert_eq!(errors(&fast), errors(&reference), "{instance}");
+            assert_eq!(verdict, errors(&reference).is_empty(), "{instance}");
         }
     }
 }

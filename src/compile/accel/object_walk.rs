@@ -21,7 +21,7 @@ pub(super) fn patterned_names(c: &mut Compiled) {
                 .any(|&(p, _)| !c.patterns[p.index()].rules_out_name(name));
         }
     }
-    c.property_patterned = patterned;
+    c.accel.property_patterned = patterned;
 }
 
 /// A `fail_fast_root` past typed forwards when they end on a node of the plain-object
@@ -31,27 +31,27 @@ pub(super) fn patterned_names(c: &mut Compiled) {
 /// the root is a copy of it with their intersection (the node itself may be reached
 /// elsewhere).
 pub(super) fn root_object_walk(c: &mut Compiled) {
-    let mut start = c.fail_fast_root;
+    let mut start = c.accel.fail_fast_root;
     let mut types = TypeSet::all();
     // (Forwards form no cycle, `cycles::check` refuses those; bounded regardless.)
     for _ in 0..16 {
         let n = c.nodes[start.index()];
-        if n.shape == Shape::PlainObject && start != c.fail_fast_root {
+        if n.shape == Shape::PlainObject && start != c.accel.fail_fast_root {
             // (`intersect` keeps no draft-4 integer typing: such a node is not gone past.)
             if n.types.is_strict() {
                 return;
             }
             let types = types.intersect(n.types);
             if types == n.types {
-                c.fail_fast_root = start;
+                c.accel.fail_fast_root = start;
                 return;
             }
             let copy = c.append_node(crate::schema::Node { types, ..n }, start);
-            c.spec_of[copy.index()] = c.spec_of[start.index()];
-            c.fail_fast_root = copy;
+            c.accel.spec_of[copy.index()] = c.accel.spec_of[start.index()];
+            c.accel.fail_fast_root = copy;
             return;
         }
-        match c.spec_of.get(start.index()) {
+        match c.accel.spec_of.get(start.index()) {
             Some(&t)
                 if n.shape == Shape::Forward
                     && !n.types.is_strict()
@@ -100,7 +100,7 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
                     }
                 }
                 Keyword::Required(span)
-                    if c.required_walked.get(span.start as usize) != Some(&true) =>
+                    if c.accel.required_walked.get(span.start as usize) != Some(&true) =>
                 {
                     spec.required = span;
                 }
@@ -155,8 +155,8 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
         // walk (a tagged branch missing a required member is turned away at once).
         spec.min = spec.min.max(u64::from(spec.met));
         spec.table = c.names_table(spec.names);
-        c.spec_of[i] = c.object_specs.len() as u32;
-        c.object_specs.push(spec);
+        c.accel.spec_of[i] = c.accel.object_specs.len() as u32;
+        c.accel.object_specs.push(spec);
     }
 }
 
@@ -165,9 +165,9 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
 /// when they are all declared and distinct: no separate lookup per name.
 #[inline(never)]
 pub(super) fn fuse_required(c: &mut Compiled, live: &[u32]) {
-    c.property_required = vec![false; c.properties.len()];
-    c.walk_required = vec![0; c.properties.len()];
-    c.required_walked = vec![false; c.strings.len()];
+    c.accel.property_required = vec![false; c.properties.len()];
+    c.accel.walk_required = vec![0; c.properties.len()];
+    c.accel.required_walked = vec![false; c.strings.len()];
     let mut found: smallvec::SmallVec<[usize; 16]> = smallvec::SmallVec::new();
     for i in live.iter().map(|&i| i as usize) {
         let mut required = None;
@@ -226,13 +226,13 @@ pub(super) fn fuse_required(c: &mut Compiled, live: &[u32]) {
                 }
             }
         }
-        if found.is_empty() || c.walk_required[walked.start as usize] != 0 {
+        if found.is_empty() || c.accel.walk_required[walked.start as usize] != 0 {
             continue;
         }
         for &j in &found {
-            c.property_required[j] = true;
+            c.accel.property_required[j] = true;
         }
-        c.walk_required[walked.start as usize] = found.len() as u32;
-        c.required_walked[required.start as usize] = true;
+        c.accel.walk_required[walked.start as usize] = found.len() as u32;
+        c.accel.required_walked[required.start as usize] = true;
     }
 }

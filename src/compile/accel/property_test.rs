@@ -15,8 +15,8 @@ pub(super) fn property_tests(c: &mut Compiled, live: &[u32]) {
             continue;
         };
         let values = kept_values(c, values);
-        c.spec_of[i] = c.property_tests.len() as u32;
-        c.property_tests.push(crate::schema::PropertyTest {
+        c.accel.spec_of[i] = c.accel.property_tests.len() as u32;
+        c.accel.property_tests.push(crate::schema::PropertyTest {
             name,
             values,
             required,

@@ -98,8 +98,8 @@ pub(super) fn settle_shapes(c: &mut Compiled, live: &[u32]) {
         } else if let [Keyword::AnyOf(span) | Keyword::OneOf(span)] = c.keywords[n.body()]
             && let Some(by_kind) = type_switch(c, span)
         {
-            c.spec_of[i] = c.type_switches.len() as u32;
-            c.type_switches.push(by_kind);
+            c.accel.spec_of[i] = c.accel.type_switches.len() as u32;
+            c.accel.type_switches.push(by_kind);
             c.nodes[i].shape = Shape::TypeSwitch;
         } else if let [Keyword::AnyOf(span) | Keyword::OneOf(span)] = c.keywords[n.body()]
             && let Some(values) = literal_union(
@@ -110,7 +110,7 @@ pub(super) fn settle_shapes(c: &mut Compiled, live: &[u32]) {
         {
             // A union of literals: the fail-fast path goes on to one enum of them all.
             let to = literal_node(c, NodeId(i as u32), values);
-            c.spec_of[i] = to.0;
+            c.accel.spec_of[i] = to.0;
             c.nodes[i].shape = Shape::Forward;
         } else if let [
             Keyword::AnyOf(_)
@@ -161,7 +161,7 @@ pub(super) fn accepts_anything(c: &Compiled, node: NodeId) -> bool {
 #[inline(never)]
 pub(super) fn node_shapes(c: &mut Compiled, live: &[u32]) {
     // Arrays of type-only items and unions of types (need every node's hoisted type).
-    c.spec_of = vec![u32::MAX; c.nodes.len()];
+    c.accel.spec_of = vec![u32::MAX; c.nodes.len()];
     for i in live.iter().map(|&i| i as usize) {
         let (mut shape, types) = type_shape(c, NodeId(i as u32));
         let body = &c.keywords[c.nodes[i].body()];
@@ -245,8 +245,8 @@ pub(super) fn node_shapes(c: &mut Compiled, live: &[u32]) {
                     | crate::schema::bound_keywords!() => {}
                 }
             }
-            c.spec_of[i] = c.array_specs.len() as u32;
-            c.array_specs.push(spec);
+            c.accel.spec_of[i] = c.accel.array_specs.len() as u32;
+            c.accel.array_specs.push(spec);
         }
     }
 }
@@ -389,7 +389,7 @@ pub(super) fn plain_objects(c: &mut Compiled, live: &[u32]) {
         let plain = body.iter().all(|k| match *k {
             Keyword::Properties(span) => {
                 walks += 1;
-                c.deferred_in_name_order.get(span.start as usize) == Some(&true)
+                c.accel.deferred_in_name_order.get(span.start as usize) == Some(&true)
             }
             Keyword::AdditionalProperties(_) => {
                 walks += 1;

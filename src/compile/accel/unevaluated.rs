@@ -89,5 +89,5 @@ pub(super) fn unevaluated_specs(c: &mut Compiled, live: &[u32]) {
         spec.patterns = patterns.into();
         out.push((NodeId(i), spec));
     }
-    c.unevaluated = out;
+    c.accel.unevaluated = out;
 }

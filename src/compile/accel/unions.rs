@@ -9,32 +9,32 @@ use super::*;
 /// the keywords, whose nodes its locations name.
 #[inline(never)]
 pub(super) fn branch_targets(c: &mut Compiled) {
-    c.fail_fast_root = c.fail_fast_target(c.root);
+    c.accel.fail_fast_root = c.fail_fast_target(c.root);
     root_object_walk(c);
     if !c.nodes.iter().any(|n| n.shape == Shape::Forward) {
-        c.property_walk = walk_entries(c, |_, b| b);
+        c.accel.property_walk = walk_entries(c, |_, b| b);
         // (Left empty: `branches` then reads `node_lists`.)
         return;
     }
-    c.property_walk = walk_entries(c, Compiled::fail_fast_target);
-    c.branch_targets = c
+    c.accel.property_walk = walk_entries(c, Compiled::fail_fast_target);
+    c.accel.branch_targets = c
         .node_lists
         .iter()
         .map(|&b| c.fail_fast_target(b))
         .collect();
-    for k in 0..c.type_switches.len() {
+    for k in 0..c.accel.type_switches.len() {
         for j in 0..6 {
-            let b = c.type_switches[k][j];
-            c.type_switches[k][j] = c.fail_fast_target(b);
+            let b = c.accel.type_switches[k][j];
+            c.accel.type_switches[k][j] = c.fail_fast_target(b);
         }
     }
-    for k in 0..c.object_specs.len() {
-        let others = c.object_specs[k].others;
-        c.object_specs[k].others = c.fail_fast_target(others);
+    for k in 0..c.accel.object_specs.len() {
+        let others = c.accel.object_specs[k].others;
+        c.accel.object_specs[k].others = c.fail_fast_target(others);
     }
-    for k in 0..c.array_specs.len() {
-        let item = c.array_specs[k].item;
-        c.array_specs[k].item = c.fail_fast_target(item);
+    for k in 0..c.accel.array_specs.len() {
+        let item = c.accel.array_specs[k].item;
+        c.accel.array_specs[k].item = c.fail_fast_target(item);
     }
 }
 

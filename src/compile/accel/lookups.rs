@@ -1,6 +1,7 @@
-//! Lookup tables the keyword loop reads in both configurations: hashed property names,
-//! hashed `enum` values, the root's property walk; and `reference_tables`, all the
-//! reference configuration (`Options::shortcuts(false)`) builds.
+//! Lookup tables: hashed property names, hashed `enum` values, the property walk's
+//! entries. Accelerators like the others (`Compiled::accel`), none built under
+//! `Options::shortcuts(false)`, where lookups search the semantic tables (`Names::Sorted`,
+//! an `enum`'s values scanned).
 
 use crate::schema::{Compiled, Keyword, NodeId, SCAN_LIMIT, Span};
 
@@ -12,7 +13,7 @@ pub(super) fn walk_entries(
 ) -> Vec<(NodeId, u32)> {
     c.properties
         .iter()
-        .zip(&c.property_required)
+        .zip(&c.accel.property_required)
         .map(|(&(_, b), &required)| (child(c, b), u32::from(required)))
         .collect()
 }
@@ -20,7 +21,7 @@ pub(super) fn walk_entries(
 #[inline(never)]
 pub(super) fn property_tables(c: &mut Compiled, live: &[u32]) {
     // Summaries for name lookups, sorted within each span (hash tables hold them mixed).
-    c.property_sigs = c
+    c.accel.property_sigs = c
         .properties
         .iter()
         .enumerate()
@@ -51,40 +52,40 @@ pub(super) fn property_tables(c: &mut Compiled, live: &[u32]) {
             }
         }
     }
-    c.property_tables = vec![(0, 0); c.properties.len()];
+    c.accel.property_tables = vec![(0, 0); c.properties.len()];
     // (Sized once: the tables of a large schema took a megabyte in steps.)
     let hashed: usize = spans
         .iter()
         .filter(|span| span.len() > SCAN_LIMIT)
         .map(|span| (span.len() * 2).next_power_of_two())
         .sum();
-    c.property_hash.reserve(hashed);
+    c.accel.property_hash.reserve(hashed);
     for span in spans {
         if span.len() <= SCAN_LIMIT {
-            c.property_sigs[span.range()].sort_unstable();
+            c.accel.property_sigs[span.range()].sort_unstable();
             continue;
         }
-        if c.property_tables[span.start as usize] != (0, 0) {
+        if c.accel.property_tables[span.start as usize] != (0, 0) {
             continue;
         }
         // By summary, then name (the order `find_sorted` searches), then index (the first of
         // equal names is found first, as in a scan).
         let names = &c.properties;
-        c.property_sigs[span.range()].sort_unstable_by(|&(s, i), &(t, j)| {
+        c.accel.property_sigs[span.range()].sort_unstable_by(|&(s, i), &(t, j)| {
             s.cmp(&t)
                 .then_with(|| names[i as usize].0.cmp(&names[j as usize].0))
                 .then(i.cmp(&j))
         });
-        let start = c.property_hash.len();
-        c.property_tables[span.start as usize] = match hash_names(c, span) {
+        let start = c.accel.property_hash.len();
+        c.accel.property_tables[span.start as usize] = match hash_names(c, span) {
             Some(mask) => (start as u32, mask),
             None => {
-                c.property_hash.truncate(start);
+                c.accel.property_hash.truncate(start);
                 let mark = (
                     crate::schema::sorted_span(span),
                     crate::schema::SORTED_NAMES,
                 );
-                c.property_hash.push(mark);
+                c.accel.property_hash.push(mark);
                 (start as u32, 0)
             }
         };
@@ -97,7 +98,7 @@ pub(super) fn property_tables(c: &mut Compiled, live: &[u32]) {
 /// every lookup of a key meeting the crowd would walk it all. Building stops there too.
 pub(super) fn hash_names(c: &mut Compiled, span: Span) -> Option<u32> {
     use crate::names::{LARGEST_GROUP, LONGEST_RUN};
-    let sigs = &c.property_sigs[span.range()];
+    let sigs = &c.accel.property_sigs[span.range()];
     // (Sorted by summary: a group is a run of equal ones.)
     let mut group = 0;
     for (k, &(summary, _)) in sigs.iter().enumerate() {
@@ -113,9 +114,9 @@ pub(super) fn hash_names(c: &mut Compiled, span: Span) -> Option<u32> {
     // Open addressing, at most half full: about one probe per lookup.
     let size = (span.len() * 2).next_power_of_two();
     let mask = size - 1;
-    let start = c.property_hash.len();
-    c.property_hash.resize(start + size, (0, u32::MAX));
-    let table = &mut c.property_hash[start..];
+    let start = c.accel.property_hash.len();
+    c.accel.property_hash.resize(start + size, (0, u32::MAX));
+    let table = &mut c.accel.property_hash[start..];
     for &(summary, i) in sigs {
         let sig = crate::names::mix(summary);
         let mut slot = sig as usize & mask;
@@ -149,51 +150,21 @@ pub(super) fn hash_names(c: &mut Compiled, span: Span) -> Option<u32> {
 /// The hash table of the `enum` values `span`, longer than `ENUM_SCAN_LIMIT` (see
 /// `Compiled::enum_has_string`), made as the keyword compiles.
 pub(crate) fn enum_table(c: &mut Compiled, span: Span) {
-    if c.enum_tables.len() < c.values.len() {
-        c.enum_tables.resize(c.values.len(), (0, 0));
+    if c.accel.enum_tables.len() < c.values.len() {
+        c.accel.enum_tables.resize(c.values.len(), (0, 0));
     }
     // Open addressing, at most half full.
     let size = (span.len() * 2).next_power_of_two();
     let mask = size - 1;
-    let start = c.enum_hash.len();
-    c.enum_hash.resize(start + size, (0, u32::MAX));
+    let start = c.accel.enum_hash.len();
+    c.accel.enum_hash.resize(start + size, (0, u32::MAX));
     for j in span.range() {
         let sig = crate::json::enum_signature(&c.values[j]);
         let mut slot = crate::json::table_slot(sig) & mask;
-        while c.enum_hash[start + slot].1 != u32::MAX {
+        while c.accel.enum_hash[start + slot].1 != u32::MAX {
             slot = (slot + 1) & mask;
         }
-        c.enum_hash[start + slot] = (sig, j as u32);
+        c.accel.enum_hash[start + slot] = (sig, j as u32);
     }
-    c.enum_tables[span.start as usize] = (start as u32, mask as u32);
-}
-
-/// The tables the general keyword loop reads, for the reference configuration (see
-/// `Options::shortcuts`): name lookups, and evaluation in compiled order. No shape, type
-/// hoisting, cost order, fused `required`, forward skipping or other shortcut is made;
-/// every node keeps the general shape and all types.
-pub(crate) fn reference_tables(c: &mut Compiled) {
-    let all: Vec<u32> = (0..c.nodes.len() as u32).collect();
-    property_tables(c, &all);
-    let n = c.properties.len();
-    c.property_order = (0..n as u32).collect();
-    c.property_rank = vec![0; n];
-    for i in all.iter().map(|&i| i as usize) {
-        for kw in &c.keywords[c.nodes[i].keywords.range()] {
-            if let Keyword::Properties(span) = *kw {
-                for (rank, j) in span.range().enumerate() {
-                    c.property_rank[j] = rank as u32;
-                }
-            }
-        }
-    }
-    // The fail-fast `properties` walks the instance's keys and looks each one up: the
-    // plainest order, with no required name counted on the way.
-    c.deferred_in_name_order = vec![true; n];
-    c.property_required = vec![false; n];
-    c.walk_required = vec![0; n];
-    c.required_walked = vec![false; c.strings.len()];
-    c.property_patterned = vec![false; n];
-    c.property_walk = walk_entries(c, |_, b| b);
-    c.fail_fast_root = c.root;
+    c.accel.enum_tables[span.start as usize] = (start as u32, mask as u32);
 }
