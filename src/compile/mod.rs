@@ -50,6 +50,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
         c.out.dynamic_refs = dynamic;
         c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
         tables::reference_tables(&mut c.out);
+        accel::summaries::name_summaries(&mut c.out);
         c.out.shrink_to_fit();
         return Ok(c.out);
     }
@@ -61,6 +62,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     };
     accel::optimize(&mut c.out, &live, c.conditions, &fused);
     accel::branch_lists(&mut c.out, &live);
+    accel::summaries::name_summaries(&mut c.out);
     c.out.shrink_to_fit();
     Ok(c.out)
 }
@@ -307,6 +309,9 @@ impl<'a> Compiler<'a> {
                 annotation_values: Vec::new(),
                 annotation_others: Vec::new(),
                 annotation_text: String::new(),
+                string_summaries: Vec::new(),
+                dispatch_summaries: Vec::new(),
+                property_test_summaries: Vec::new(),
             },
             docs,
             tasks: Vec::new(),

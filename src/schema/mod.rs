@@ -517,6 +517,13 @@ pub(crate) struct Compiled {
     pub(crate) annotation_text: String,
     /// The annotation values that are not strings (`default`, `examples`, ...).
     pub(crate) annotation_others: Vec<Value>,
+    /// The summaries (`names::summary`) of the names lookups take from the schema,
+    /// computed once by `accel::summaries` so that a flat object's lookup only compares:
+    /// per `strings` entry, per `dispatches` entry (its property), per `property_tests`
+    /// entry (its name). (A `Value` lookup ignores them.)
+    pub(crate) string_summaries: Vec<u64>,
+    pub(crate) dispatch_summaries: Vec<u64>,
+    pub(crate) property_test_summaries: Vec<u64>,
 }
 
 /// One annotation keyword of a node, for `evaluate`: small (24 bytes), since a schema
