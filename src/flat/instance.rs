@@ -162,7 +162,9 @@ pub trait Object<'a>: Copy + 'a {
     /// the document's order for a flat node).
     fn entries(self) -> Self::Entries;
     /// Whether every one of `names` is a key, `summaries` holding their summaries when
-    /// computed (at compile time: `Compiled::string_summaries`), else empty.
+    /// computed (at compile time: `Compiled::string_summaries`), else empty. (The
+    /// evaluator's; hidden from the documented API.)
+    #[doc(hidden)]
     #[inline]
     fn has_all(self, names: &[std::sync::Arc<str>], summaries: &[u64]) -> bool {
         if summaries.len() == names.len() {
