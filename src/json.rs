@@ -692,6 +692,41 @@ pub(crate) fn lookup<'a, O: crate::flat::Object<'a>>(o: O, name: &str) -> Option
     o.lookup(name)
 }
 
+/// [`lookup`] of a name whose summary was computed at compile time (`None`: computed here
+/// when the representation needs it).
+#[inline(always)]
+pub(crate) fn lookup_in<'a, O: crate::flat::Object<'a>>(
+    o: O,
+    name: &str,
+    summary: Option<&u64>,
+) -> Option<O::Value> {
+    match summary {
+        Some(&summary) => o.get(name, summary),
+        None => o.lookup(name),
+    }
+}
+
+/// [`lookup_in`] as a call (see [`lookup_key`]).
+#[inline(never)]
+pub(crate) fn lookup_key_in<'a, O: crate::flat::Object<'a>>(
+    o: O,
+    name: &str,
+    summary: Option<&u64>,
+) -> Option<O::Value> {
+    lookup_in(o, name, summary)
+}
+
+/// Whether `o` has every one of `names` (`summaries`: theirs, computed at compile time, or
+/// empty).
+#[inline(always)]
+pub(crate) fn has_all<'a, O: crate::flat::Object<'a>>(
+    o: O,
+    names: &[std::sync::Arc<str>],
+    summaries: &[u64],
+) -> bool {
+    o.has_all(names, summaries)
+}
+
 /// [`lookup`] as a call, for the paths that look one key up per object (a tag, a
 /// condition's key): inlined there, it was left out of line where it is inlined now.
 #[inline(never)]

@@ -48,6 +48,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
         // `Options::shortcuts`); the general keyword loop decides alone.
         c.out.dynamic_refs = dynamic;
         c.out.dynamic_scope = c.out.dynamic_refs.iter().any(|d| d.anchor.is_some());
+        accel::summaries::name_summaries(&mut c.out);
         debug_assert!(c.out.accel.is_empty());
         c.out.shrink_to_fit();
         return Ok(c.out);
@@ -60,6 +61,7 @@ pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, Schem
     };
     accel::optimize(&mut c.out, &live, c.conditions, &fused);
     accel::branch_lists(&mut c.out, &live);
+    accel::summaries::name_summaries(&mut c.out);
     c.out.shrink_to_fit();
     Ok(c.out)
 }
@@ -280,6 +282,7 @@ impl<'a> Compiler<'a> {
                 annotation_others: Vec::new(),
                 annotation_text: String::new(),
                 accel: Accelerators::default(),
+                string_summaries: Vec::new(),
             },
             docs,
             tasks: Vec::new(),

@@ -161,6 +161,21 @@ pub trait Object<'a>: Copy + 'a {
     /// The entries, in the representation's order (sorted by name for a serde_json map,
     /// the document's order for a flat node).
     fn entries(self) -> Self::Entries;
+    /// Whether every one of `names` is a key, `summaries` holding their summaries when
+    /// computed (at compile time: `Compiled::string_summaries`), else empty. (The
+    /// evaluator's; hidden from the documented API.)
+    #[doc(hidden)]
+    #[inline]
+    fn has_all(self, names: &[std::sync::Arc<str>], summaries: &[u64]) -> bool {
+        if summaries.len() == names.len() {
+            names
+                .iter()
+                .zip(summaries)
+                .all(|(name, &summary)| self.contains(name, summary))
+        } else {
+            names.iter().all(|name| self.lookup(name).is_some())
+        }
+    }
 }
 
 /// An array's items.
@@ -279,6 +294,17 @@ impl<'a> Object<'a> for &'a Map<String, Value> {
     #[inline(always)]
     fn entries(self) -> ValueEntries<'a> {
         ValueEntries(self.iter())
+    }
+    /// The size test once for all names, the scan inline (no summary is read).
+    #[inline]
+    fn has_all(self, names: &[std::sync::Arc<str>], _summaries: &[u64]) -> bool {
+        if Map::len(self) <= SCAN_KEYS {
+            names
+                .iter()
+                .all(|name| self.keys().any(|k| crate::names::same(k, name)))
+        } else {
+            names.iter().all(|name| self.contains_key(&**name))
+        }
     }
 }
 

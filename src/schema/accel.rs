@@ -95,6 +95,11 @@ pub(crate) struct Accelerators {
     /// The chains of conditions on one property (see `accel::if_chains`); none for most
     /// schemas (boxed: a word in `Compiled`, which is moved as it is built).
     pub(crate) if_chains: Option<Box<IfChains>>,
+    /// Beside `dispatches` and `property_tests`: the summary (`names::summary`) of the
+    /// property each looks up, computed once by `accel::summaries` so that a flat
+    /// object's lookup only compares integers (a `Value` lookup ignores them).
+    pub(crate) dispatch_summaries: Vec<u64>,
+    pub(crate) property_test_summaries: Vec<u64>,
 }
 
 impl Default for Accelerators {
@@ -127,6 +132,8 @@ impl Default for Accelerators {
             list_presence: Vec::new(),
             unevaluated: Vec::new(),
             if_chains: None,
+            dispatch_summaries: Vec::new(),
+            property_test_summaries: Vec::new(),
         }
     }
 }
@@ -163,6 +170,8 @@ impl Accelerators {
             list_presence,
             unevaluated,
             if_chains,
+            dispatch_summaries,
+            property_test_summaries,
         } = self;
         fail_fast_root.is_none()
             && property_order.is_empty()
@@ -191,6 +200,8 @@ impl Accelerators {
             && list_presence.is_empty()
             && unevaluated.is_empty()
             && if_chains.is_none()
+            && dispatch_summaries.is_empty()
+            && property_test_summaries.is_empty()
     }
 }
 

@@ -471,6 +471,11 @@ pub(crate) struct Compiled {
     /// The tables only the shortcuts read (`compile::accel`); empty under
     /// `Options::shortcuts(false)`. Held inline: no indirection on the hot path.
     pub(crate) accel: Accelerators,
+    /// Per `strings` entry: its summary (`names::summary`), computed once by
+    /// `accel::summaries` so that a flat object's lookup of a `required` name only
+    /// compares integers (a `Value` lookup ignores it). Semantic: the keyword loop looks
+    /// `required` names up too.
+    pub(crate) string_summaries: Vec<u64>,
 }
 
 /// One annotation keyword of a node, for `evaluate`: small (24 bytes), since a schema

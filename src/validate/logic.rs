@@ -240,10 +240,11 @@ impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
         } else {
             None
         };
+        let summary = c.accel.dispatch_summaries.get(d as usize);
         match c.accel.dispatches.get(d as usize) {
             Some(d) => Dispatched {
                 dispatch: Some(d),
-                found: json::lookup_key(o, d.property.as_ref()),
+                found: json::lookup_key_in(o, d.property.as_ref(), summary),
                 presence,
             },
             None => Dispatched {

@@ -61,9 +61,11 @@ pub(super) fn required_met<'a, O: crate::flat::Object<'a>>(
     o: O,
 ) -> bool {
     c.accel.required_walked.get(span.start as usize) == Some(&true)
-        || c.strings[span.range()]
-            .iter()
-            .all(|name| json::has(o, name.as_ref()))
+        || json::has_all(
+            o,
+            &c.strings[span.range()],
+            c.string_summaries.get(span.range()).unwrap_or_default(),
+        )
 }
 
 /// `additionalProperties` fused with its siblings: for each instance property, the

@@ -292,9 +292,10 @@ pub(super) fn plain_object<'a, I: Instance<'a>, C: Collector>(
     if len < spec.min || len > spec.max {
         return false;
     }
-    // (A loop, as in `items_array`.)
-    for name in &c.strings[spec.required.range()] {
-        if !json::has(o, name.as_ref()) {
+    if spec.required.len() > 0 {
+        let range = spec.required.range();
+        let summaries = c.string_summaries.get(range.clone()).unwrap_or_default();
+        if !json::has_all(o, &c.strings[range], summaries) {
             return false;
         }
     }
@@ -378,15 +379,16 @@ pub(super) fn property_test<'a, I: Instance<'a>, C: Collector>(
     let Some(o) = instance.as_object() else {
         return true;
     };
-    let Some(test) = c
+    let at = c
         .accel
         .spec_of
         .get(node.index())
-        .and_then(|&i| c.accel.property_tests.get(i as usize))
-    else {
+        .map_or(usize::MAX, |&i| i as usize);
+    let Some(test) = c.accel.property_tests.get(at) else {
         return eval_node(c, node, instance, ctx, col);
     };
-    let Some(value) = json::lookup(o, &test.name) else {
+    let Some(value) = json::lookup_in(o, &test.name, c.accel.property_test_summaries.get(at))
+    else {
         return !test.required;
     };
     let literals = c.values.get(test.values.range()).unwrap_or_default();

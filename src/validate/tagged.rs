@@ -35,16 +35,16 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
     let Some(o) = instance.as_object() else {
         return false;
     };
-    let Some(d) = c
+    let at = c
         .accel
         .list_dispatch
         .get(span.start as usize)
-        .and_then(|&i| c.accel.dispatches.get(i as usize))
-    else {
+        .map_or(usize::MAX, |&i| i as usize);
+    let Some(d) = c.accel.dispatches.get(at) else {
         return false;
     };
     let children = c.node_list(span);
-    let found = json::lookup_key(o, &d.property);
+    let found = json::lookup_key_in(o, &d.property, c.accel.dispatch_summaries.get(at));
     let mut selected = d
         .filters
         .iter()

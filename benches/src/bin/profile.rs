@@ -10,7 +10,8 @@
 //! Arguments: `CASE MODE [ITERATIONS] [ENGINE]`, where `CASE` is a case name as in the
 //! report (exact match, e.g. `cql2` or `mcp-tools/calm`), `MODE` is `compile`, `is_valid`,
 //! `is_valid_hot` (each instance repeated in a row, so it stays in cache) or `errors`, `ITERATIONS` defaults to 10 and `ENGINE` to `toolschema` (also
-//! `jsonschema`, `boon`). Compiling for the validation modes happens once, before the
+//! `jsonschema`, `boon`). `is_valid_json` (toolschema only) validates each instance's
+//! text with `Schema::is_valid_json`: the flat parse and the flat evaluator. Compiling for the validation modes happens once, before the
 //! loop, so that the profile of a validation mode is dominated by validation.
 
 use std::hint::black_box;
@@ -94,6 +95,35 @@ fn run<E: Engine>(case: &Case, mode: &str, iterations: usize) {
     );
 }
 
+/// The mode `is_valid_json`: toolschema from each instance's text, compiled once.
+fn run_bytes(case: &Case, iterations: usize) {
+    let compiled: Vec<toolschema::Schema> = case
+        .schemas
+        .iter()
+        .map(|s| {
+            Toolschema::compile(s, Toolschema::prepare(s))
+                .unwrap_or_else(|e| panic!("{}: cannot compile: {e}", case.name))
+        })
+        .collect();
+    let start = Instant::now();
+    let mut count = 0usize;
+    for _ in 0..iterations {
+        for inst in &case.instances {
+            let schema = black_box(&compiled[inst.schema]);
+            count += usize::from(matches!(
+                schema.is_valid_json(black_box(inst.text.as_slice())),
+                Ok(true)
+            ));
+        }
+    }
+    eprintln!(
+        "{} toolschema is_valid_json: {iterations} × {} instances in {:?} (result {count})",
+        case.name,
+        case.instances.len(),
+        start.elapsed()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(name), Some(mode)) = (args.first(), args.get(1)) else {
@@ -111,6 +141,9 @@ fn main() {
         .into_iter()
         .find(|c| &c.name == name)
         .unwrap_or_else(|| panic!("no case named {name:?}"));
+    if mode == "is_valid_json" {
+        return run_bytes(&case, iterations);
+    }
     match engine {
         "toolschema" => run::<Toolschema>(&case, mode, iterations),
         "jsonschema" => run::<JsonschemaRs>(&case, mode, iterations),

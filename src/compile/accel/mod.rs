@@ -16,6 +16,7 @@ mod object_walk;
 mod presence;
 mod property_test;
 mod shapes;
+pub(super) mod summaries;
 mod unevaluated;
 mod unions;
 
