@@ -1,6 +1,6 @@
 //! Validation straight from JSON text: [`Schema::is_valid_json`],
-//! [`Schema::validate_json`] and [`Schema::evaluate_json`], for callers that hold bytes (files, JSON Lines, JSON-RPC
-//! messages, HTTP bodies) and need no `Value` of their own.
+//! [`Schema::validate_json`] and [`Schema::evaluate_json`], for callers that hold bytes
+//! (files, JSON Lines, JSON-RPC messages, HTTP bodies) and need no `Value` of their own.
 //!
 //! The text is parsed by the flat parser (`crate::flat`), which gives malformed JSON its
 //! byte offset, line and column and bounds nesting at [`crate::flat::DEFAULT_MAX_DEPTH`],
@@ -8,9 +8,9 @@
 //! validation from bytes allocates nothing), and the evaluator runs on the flat tree
 //! itself, for the verdict ([`Schema::is_valid_json`]), the errors
 //! ([`Schema::validate_json`]) and the full evaluation ([`Schema::evaluate_json`]) alike.
-//! [`Schema::is_valid_json_reference`] and [`Schema::validate_json_reference`] keep the
-//! slow, obvious forms (the `Value` evaluator on serde_json's parse) that the tests
-//! compare the fast ones with.
+//! [`Schema::is_valid_json_reference`] keeps the slow, obvious form of the verdict (the
+//! `Value` evaluator on serde_json's parse) that the tests compare the fast one with; the
+//! errors and evaluations are compared with `validate` and `evaluate` on the `Value`.
 
 use super::Schema;
 use crate::flat::{Document, ParseError, ParseErrorKind};
@@ -160,18 +160,6 @@ impl Schema {
                 )))
             }
         })
-    }
-
-    /// [`Schema::validate_json`] in its slow, obvious form: serde_json's `Value` (once the
-    /// flat parser has found the text well formed) and [`Schema::validate`]. The
-    /// reference the fast form is tested against; not a stable API.
-    ///
-    /// # Errors
-    /// As [`Schema::validate_json`].
-    #[doc(hidden)]
-    pub fn validate_json_reference(&self, json: &[u8]) -> Result<(), JsonValidationError> {
-        let value = parse(json).map_err(JsonValidationError::Malformed)?;
-        self.validate(&value).map_err(JsonValidationError::Invalid)
     }
 
     /// Evaluates the JSON text `json`: [`Schema::evaluate`] (every error, the annotations,
