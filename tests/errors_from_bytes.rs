@@ -8,7 +8,6 @@
 //! compared in `suite/runner.rs`.
 
 #[path = "../suite/runner.rs"]
-#[allow(dead_code)]
 mod runner;
 
 use serde_json::{Value, json};
@@ -294,7 +293,7 @@ fn malformed_and_too_deep_text_is_refused_by_every_path_alike() {
     assert_eq!((e.kind, e.offset), (JsonErrorKind::TooDeep, 127));
     assert_eq!(
         schema.validate_json(&deeper),
-        Err(JsonValidationError::Malformed(e.clone()))
+        Err(JsonValidationError::Malformed(e))
     );
     assert_eq!(schema.evaluate_json(&deeper).unwrap_err(), e);
     // Malformed: where, never what.
