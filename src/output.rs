@@ -67,7 +67,7 @@ pub const EVALUATION_STEPS_PER_VALUE: u64 = 1024;
 /// every annotation holds its full locations, which grow with the instance's depth.
 pub const EVALUATION_OUTPUT_BYTES: u64 = 64 << 20;
 
-/// The result of [`Schema::evaluate`]: the errors, the annotations, and the standard
+/// The result of [`Schema::evaluate`] (and [`Schema::evaluate_json`]): the errors, the annotations, and the standard
 /// output formats.
 ///
 /// ```
@@ -92,7 +92,14 @@ impl Schema {
     /// Evaluates `instance` fully: every error, and the annotations of every subschema that
     /// succeeded. Slower than [`Schema::is_valid`]; use it for reporting.
     pub fn evaluate(&self, instance: &Value) -> Evaluation {
-        let outcome = crate::validate::outcome(&self.compiled, instance);
+        Evaluation::from_outcome(crate::validate::outcome(&self.compiled, instance))
+    }
+}
+
+impl Evaluation {
+    /// What an evaluation of either representation collected (`Schema::evaluate`,
+    /// `Schema::evaluate_json`).
+    pub(crate) fn from_outcome(outcome: crate::validate::Outcome) -> Evaluation {
         let valid = outcome.errors.is_empty();
         Evaluation {
             errors: outcome.errors,

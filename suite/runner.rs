@@ -10,7 +10,9 @@
 //! (`Options::shortcuts(false)`, the reference configuration), and every test checks that
 //! each path of both (`is_valid`, `is_valid_json` and `validate_json` on the instance's
 //! text, the reporting path in full, `validate`, `iter_errors`, `evaluate`) gives the
-//! expected verdict (see `tests/support`).
+//! expected verdict (see `tests/support`), and that the paths from text report what the
+//! `Value` paths report: `validate_json` the errors of `validate`, `evaluate_json` the
+//! errors and annotations of `evaluate`, in the same order.
 
 #![allow(dead_code)]
 
@@ -290,21 +292,54 @@ fn run_in(root: &Path, cfg: &Run) -> Report {
     report
 }
 
-/// `validate_json` on the instance's text, in both configurations (`is_valid_json` is
-/// one of the verdicts `support` compares).
+/// The bytes paths on the instance's text, in both configurations (`is_valid_json` is one
+/// of the verdicts `support` compares): `validate_json` must give the expected verdict and
+/// exactly the errors `validate` gives on the `Value`, in the same order, and
+/// `evaluate_json` exactly what `evaluate` gives (errors, annotations, and the `basic`
+/// and `verbose` outputs built from them). (serde_json writes each object's keys in the
+/// `Value`'s order, so the orders must match too.)
 fn from_text(both: &support::Both, data: &Value, expected: bool) -> Result<(), String> {
     let text = serde_json::to_vec(data).map_err(|e| e.to_string())?;
     for (name, schema) in [("shortcuts", &both.fast), ("reference", &both.reference)] {
-        match schema.validate_json(&text) {
+        let from_bytes = match schema.validate_json(&text) {
             Err(toolschema::JsonValidationError::Malformed(e))
-                if e.kind == toolschema::JsonErrorKind::TooDeep => {}
+                if e.kind == toolschema::JsonErrorKind::TooDeep =>
+            {
+                continue;
+            }
             Err(toolschema::JsonValidationError::Malformed(e)) => {
                 return Err(format!("validate_json ({name}) refuses the text: {e}"));
             }
-            outcome if outcome.is_ok() != expected => {
-                return Err(format!("validate_json ({name}) gave {}", outcome.is_ok()));
-            }
-            _ => {}
+            Err(toolschema::JsonValidationError::Invalid(errors)) => Err(errors),
+            Ok(()) => Ok(()),
+        };
+        if from_bytes.is_ok() != expected {
+            return Err(format!(
+                "validate_json ({name}) gave {}",
+                from_bytes.is_ok()
+            ));
+        }
+        let from_value = schema.validate(data);
+        if from_bytes != from_value {
+            return Err(format!(
+                "validate_json ({name}) reports other errors than validate: {from_bytes:?} \
+                 against {from_value:?}"
+            ));
+        }
+        let evaluated = schema
+            .evaluate_json(&text)
+            .map_err(|e| format!("evaluate_json ({name}) refuses the text: {e}"))?;
+        let reference = schema.evaluate(data);
+        if evaluated.errors() != reference.errors()
+            || evaluated.annotations() != reference.annotations()
+            || evaluated.basic() != reference.basic()
+            || evaluated.verbose() != reference.verbose()
+        {
+            return Err(format!(
+                "evaluate_json ({name}) differs from evaluate: {} against {}",
+                evaluated.basic(),
+                reference.basic()
+            ));
         }
     }
     Ok(())

@@ -1,8 +1,9 @@
 //! `toolschema validate` judges JSON files and JSON Lines from their bytes
-//! (`Schema::is_valid_json` / `validate_json`): the verdicts are those of the `Value` path
-//! (which the `basic` output still takes), malformed text is named by file, line, column
-//! and byte, never quoted, and documents deeper than the bytes path reads still get an
-//! answer.
+//! (`Schema::is_valid_json` / `validate_json` / `evaluate_json`): the verdicts, the errors
+//! and the `basic`/`detailed`/`verbose` records are those of the `Value` path (which YAML
+//! inputs and documents deeper than the bytes path reads still take), malformed text is
+//! named by file, line, column and byte, never quoted, and documents deeper than the
+//! bytes path reads still get an answer.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -247,4 +248,116 @@ fn documents_deeper_than_the_bytes_path_reads_take_the_value_path() {
     );
     assert_eq!(code, 3);
     assert!(out.contains("malformed JSON: trailing characters"), "{out}");
+}
+
+/// Each JSON record of an output, without `file` and `line` (which name the input).
+fn records(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON record"))
+        .filter(|r| r.get("summary").is_none())
+        .map(|mut r| {
+            let map = r.as_object_mut().expect("an object");
+            map.remove("file");
+            map.remove("line");
+            r
+        })
+        .collect()
+}
+
+/// The standard output formats from bytes (JSON files, JSON Lines on one thread and
+/// several) are, record for record, what the `Value` path prints for the same documents
+/// (the same texts as YAML files, which only that path reads): errors with their causes,
+/// annotations, nesting. (Each object's keys are written in name order, the order a
+/// `Value` keeps; `tests/errors_from_bytes.rs` covers other orders.)
+#[test]
+fn output_formats_from_bytes_are_the_value_paths() {
+    let schema = temp(
+        "annotated.json",
+        br##"{"$defs": {"pos": {"type": "integer", "minimum": 0, "title": "count"}},
+            "type": "object", "title": "order",
+            "properties": {"n": {"$ref": "#/$defs/pos"}, "tag": {"enum": ["a", "b"]},
+                "items": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/pos"}]}}},
+            "patternProperties": {"^x-": {"description": "extension"}},
+            "additionalProperties": {"type": "boolean"},
+            "required": ["n"]}"##,
+    );
+    let docs = [
+        r#"{"items": ["a", 2], "n": 1, "tag": "a", "x-y": null}"#,
+        r#"{"items": ["a", -2, null], "n": -1, "other": 3, "tag": "c"}"#,
+        r#"{"flag": true, "n": 0}"#,
+        r#"{"n": 1.5}"#,
+        r#"[]"#,
+        r#"{"items": [], "n": 7}"#,
+    ];
+    let lines: String = docs.iter().map(|d| format!("{d}\n")).collect();
+    let jsonl = temp("annotated.jsonl", lines.as_bytes());
+    let mut yaml_files = Vec::new();
+    let mut json_files = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        yaml_files.push(temp(&format!("doc-{i}.yaml"), doc.as_bytes()));
+        json_files.push(temp(&format!("doc-{i}.json"), doc.as_bytes()));
+    }
+    for output in ["basic", "detailed", "verbose"] {
+        let mut args = vec!["validate", "-s", &schema, "-o", output];
+        args.extend(yaml_files.iter().map(String::as_str));
+        let (code, out, err) = run(&args, b"");
+        assert_eq!(code, 1, "{output}: {err}");
+        let from_value = records(&out);
+        assert_eq!(from_value.len(), docs.len(), "{out}");
+        // Worth comparing: errors with causes, and annotations.
+        assert!(
+            from_value.iter().any(|r| r["valid"] == true)
+                && from_value.iter().any(|r| r["valid"] == false),
+            "{out}"
+        );
+        if output == "basic" {
+            assert!(out.contains(r#""annotation":"count""#), "{out}");
+            assert!(out.contains("must match at least one"), "{out}");
+        }
+        let mut args = vec!["validate", "-s", &schema, "-o", output];
+        args.extend(json_files.iter().map(String::as_str));
+        let (code, out, err) = run(&args, b"");
+        assert_eq!(code, 1, "{output}: {err}");
+        assert_eq!(records(&out), from_value, "{output}: JSON files");
+        for jobs in ["1", "3"] {
+            let (code, out, err) = run(
+                &["validate", "-s", &schema, "-o", output, "-j", jobs, &jsonl],
+                b"",
+            );
+            assert_eq!(code, 1, "{output}: {err}");
+            assert_eq!(records(&out), from_value, "{output} -j {jobs}: JSON Lines");
+            let lines: Vec<u64> = out
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter_map(|r| r["line"].as_u64())
+                .collect();
+            assert_eq!(lines, [1, 2, 3, 4, 5, 6]);
+        }
+    }
+}
+
+/// Documents deeper than the bytes path reads get their record from the `Value` path, in
+/// every output format, between records from bytes.
+#[test]
+fn output_formats_of_documents_deeper_than_the_bytes_path_reads() {
+    let schema = temp(
+        "nested.json",
+        br#"{"type": "array", "items": {"type": "array"}, "title": "nest"}"#,
+    );
+    let nest = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let deep = nest(200);
+    let lines = temp(
+        "nested.jsonl",
+        format!("{}\n[{deep}, 1]\n{deep}\n[[], 2]\n", nest(3)).as_bytes(),
+    );
+    for output in ["basic", "detailed", "verbose"] {
+        let (code, out, err) = run(&["validate", "-s", &schema, "-o", output, &lines], b"");
+        assert_eq!(code, 1, "{output}: {err}");
+        let got = records(&out);
+        let verdicts: Vec<bool> = got.iter().map(|r| r["valid"] == true).collect();
+        assert_eq!(verdicts, [true, false, true, false], "{output}: {out}");
+        // The same failure, from a `Value` (line 2) and from bytes (line 4), reads alike.
+        assert_eq!(got[1], got[3], "{output}");
+        assert!(out.contains("must be array"), "{output}: {out}");
+    }
 }

@@ -12,7 +12,9 @@
 //! `--format-assertion` is given, which it is not. `benches/blaze.sh` installs the pinned
 //! npm package [`PACKAGE`]@[`VERSION`] and points `bench-report` at it. toolschema runs
 //! the same protocol ([`in_cache`]) in a fresh process of its own reading the same files
-//! ([`run_toolschema`]), so that both sides are timed in the same conditions.
+//! ([`run_toolschema`]), so that both sides are timed in the same conditions: once on a
+//! `serde_json::Value` per instance, once on its own flat layout (each instance parsed once,
+//! as Blaze parses each once into its own, then validated in the loop: [`Layout`]).
 
 use serde_json::Value;
 use std::hint::black_box;
@@ -113,6 +115,25 @@ impl Blaze {
     }
 }
 
+/// How the toolschema side holds each instance while it validates it in a loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A `serde_json::Value`, validated with `Schema::is_valid`.
+    Value,
+    /// Its own flat layout, as Blaze holds its own: each instance parsed once into a
+    /// `toolschema::flat::Document`, then validated with `Schema::is_valid_tree`.
+    Flat,
+}
+
+impl Layout {
+    fn arg(self) -> &'static str {
+        match self {
+            Layout::Value => "value",
+            Layout::Flat => "flat",
+        }
+    }
+}
+
 /// The flag that makes `bench-report` the toolschema side of the protocol (see
 /// [`run_toolschema`] and [`toolschema_child`]).
 pub const CHILD_FLAG: &str = "--in-cache-child";
@@ -128,6 +149,7 @@ pub const CHILD_FLAG: &str = "--in-cache-child";
 /// As [`Blaze::run`].
 pub fn run_toolschema(
     exe: &Path,
+    layout: Layout,
     schema: &Value,
     texts: &[&[u8]],
     iterations: u64,
@@ -139,23 +161,28 @@ pub fn run_toolschema(
             .arg(CHILD_FLAG)
             .arg(schema_path)
             .arg(instances_path)
-            .arg(iterations.max(1).to_string());
+            .arg(iterations.max(1).to_string())
+            .arg(layout.arg());
         command
     })
 }
 
-/// The child side of [`run_toolschema`]: `args` are `SCHEMA INSTANCES.jsonl ITERATIONS`;
-/// returns one line per instance in Blaze's format, for the child to print once all are
-/// timed (the standard deviation is not measured and shows as 0).
+/// The child side of [`run_toolschema`]: `args` are `SCHEMA INSTANCES.jsonl ITERATIONS
+/// [value|flat]` (the [`Layout`], `value` by default); returns one line per instance in
+/// Blaze's format, for the child to print once all are timed (the standard deviation is
+/// not measured and shows as 0).
 ///
 /// # Errors
-/// Unreadable files or arguments, a schema that does not compile.
+/// Unreadable files or arguments, a schema that does not compile, an instance on which
+/// the two layouts disagree.
 pub fn toolschema_child(args: &[String]) -> Result<String, String> {
     use crate::{Engine, Toolschema};
-    let [schema_path, instances_path, iterations] = args else {
-        return Err(format!(
-            "usage: {CHILD_FLAG} SCHEMA INSTANCES.jsonl ITERATIONS"
-        ));
+    let usage = || format!("usage: {CHILD_FLAG} SCHEMA INSTANCES.jsonl ITERATIONS [value|flat]");
+    let (schema_path, instances_path, iterations, layout) = match args {
+        [s, i, n] => (s, i, n, Layout::Value),
+        [s, i, n, l] if l == "value" => (s, i, n, Layout::Value),
+        [s, i, n, l] if l == "flat" => (s, i, n, Layout::Flat),
+        _ => return Err(usage()),
     };
     let iterations: u64 = iterations.parse().map_err(|_| "ITERATIONS is a number")?;
     let read = |path: &str| std::fs::read(path).map_err(|e| format!("{path}: {e}"));
@@ -164,6 +191,8 @@ pub fn toolschema_child(args: &[String]) -> Result<String, String> {
     let compiled = Toolschema::compile(&schema, Toolschema::prepare(&schema))?;
     let lines = read(instances_path)?;
     let mut out = String::new();
+    // One document for every instance, as a server keeps one per thread.
+    let mut doc = toolschema::flat::Document::new();
     for (index, line) in lines
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -171,9 +200,26 @@ pub fn toolschema_child(args: &[String]) -> Result<String, String> {
     {
         let value: Value = serde_json::from_slice(line)
             .map_err(|e| format!("{instances_path} line {}: {e}", index + 1))?;
-        let (valid, mean_ns) = in_cache(iterations, || {
-            Toolschema::is_valid(black_box(&compiled), black_box(&value))
-        });
+        let (valid, mean_ns) = match layout {
+            Layout::Value => in_cache(iterations, || {
+                Toolschema::is_valid(black_box(&compiled), black_box(&value))
+            }),
+            Layout::Flat => {
+                let tree = doc
+                    .parse(line)
+                    .map_err(|e| format!("{instances_path} line {}: {e}", index + 1))?;
+                let timed = in_cache(iterations, || {
+                    black_box(&compiled).is_valid_tree(black_box(&tree))
+                });
+                if timed.0 != compiled.is_valid(&value) {
+                    return Err(format!(
+                        "{instances_path} line {}: the flat layout and the Value disagree",
+                        index + 1
+                    ));
+                }
+                timed
+            }
+        };
         use std::fmt::Write as _;
         let _ = writeln!(
             out,
@@ -353,14 +399,23 @@ warning: something else
         std::fs::write(&schema, r#"{"type": "object", "required": ["a"]}"#).unwrap();
         std::fs::write(&instances, "{\"a\": 1}\n{}\n[]\n").unwrap();
         let args = [&schema, &instances].map(|p| p.display().to_string());
-        let out = toolschema_child(&[args[0].clone(), args[1].clone(), "5".into()]);
+        let run = |layout: Option<&str>| {
+            let mut argv = vec![args[0].clone(), args[1].clone(), "5".into()];
+            argv.extend(layout.map(String::from));
+            toolschema_child(&argv)
+        };
+        let outs = [run(None), run(Some("value")), run(Some("flat"))];
+        let wrong = run(Some("tape"));
         std::fs::remove_dir_all(&dir).unwrap();
-        let verdicts: Vec<bool> = parse_output(&out.unwrap(), 3)
-            .unwrap()
-            .iter()
-            .map(|t| t.valid)
-            .collect();
-        assert_eq!(verdicts, [true, false, false]);
+        for out in outs {
+            let verdicts: Vec<bool> = parse_output(&out.unwrap(), 3)
+                .unwrap()
+                .iter()
+                .map(|t| t.valid)
+                .collect();
+            assert_eq!(verdicts, [true, false, false]);
+        }
+        assert!(wrong.unwrap_err().contains("usage"));
         assert!(toolschema_child(&["only-one".into()]).is_err());
     }
 

@@ -3,8 +3,11 @@
 //! every draft, compiled with and without shortcuts, and the near-miss instance written
 //! out as text in the forms JSON allows and `Value` hides: integers as floats (`1.0`,
 //! `1e0`), integers past `u64`, keys and strings with `\u` escapes, a key given twice
-//! (the last value wins), whitespace. Every text the flat parser accepts must give one
-//! verdict on both paths, and `validate_json` must agree.
+//! (the last value wins), an object's keys in another order than the `Value`'s,
+//! whitespace. Every text the flat parser accepts must give one verdict on both paths;
+//! `validate_json` must report exactly the errors of `validate`, and `evaluate_json` the
+//! errors and annotations of `evaluate`, in the same order when the text's keys are in the
+//! `Value`'s order, as the same items when they are not.
 //!
 //! ```sh
 //! cd fuzz && cargo +nightly fuzz run -O bytes corpus/bytes seeds/validate -- -max_total_time=180
@@ -15,7 +18,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use toolschema::{Draft, Options};
+use toolschema::{Draft, Evaluation, JsonValidationError, Options};
 use toolschema_fuzz::DialectCase;
 
 #[derive(Debug)]
@@ -34,8 +37,9 @@ impl<'a> Arbitrary<'a> for Input {
     }
 }
 
-/// Writes `v` as JSON text, each choice taken from `style`.
-fn write(v: &Value, style: &mut Unstructured<'_>, out: &mut String) {
+/// Writes `v` as JSON text, each choice taken from `style`; `reordered` is set when some
+/// object's keys are written in another order than the `Value`'s.
+fn write(v: &Value, style: &mut Unstructured<'_>, out: &mut String, reordered: &mut bool) {
     let pick = |style: &mut Unstructured<'_>, n: u8| style.int_in_range(0..=n).unwrap_or(0);
     if pick(style, 7) == 0 {
         out.push_str(" \n");
@@ -55,14 +59,19 @@ fn write(v: &Value, style: &mut Unstructured<'_>, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write(item, style, out);
+                write(item, style, out, reordered);
             }
             out.push(']');
         }
         Value::Object(map) => {
             out.push('{');
             let mut first = true;
-            for (k, v) in map {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if entries.len() > 1 && pick(style, 3) == 0 {
+                entries.reverse();
+                *reordered = true;
+            }
+            for (k, v) in entries {
                 if !first {
                     out.push(',');
                 }
@@ -74,7 +83,7 @@ fn write(v: &Value, style: &mut Unstructured<'_>, out: &mut String) {
                 }
                 string(k, style, out);
                 out.push(':');
-                write(v, style, out);
+                write(v, style, out, reordered);
             }
             out.push('}');
         }
@@ -109,10 +118,12 @@ fuzz_target!(|input: Input| {
     let options = Options::new().default_dialect(draft);
     let schema = &input.case.case.schema.0;
     let mut text = String::new();
+    let mut reordered = false;
     write(
         &input.case.case.instance.0,
         &mut Unstructured::new(&input.style),
         &mut text,
+        &mut reordered,
     );
     let Ok(value) = serde_json::from_str::<Value>(&text) else {
         // (Not expected of this writer; then the flat parser must refuse the text too.)
@@ -134,10 +145,58 @@ fuzz_target!(|input: Input| {
             Ok(expected),
             "is_valid_json disagrees (shortcuts {shortcuts}) on {text}\nschema {schema}"
         );
+        // The errors: exactly `validate`'s, or the same ones when the keys were reordered.
+        let errors = match compiled.validate_json(text.as_bytes()) {
+            Ok(()) => Vec::new(),
+            Err(JsonValidationError::Invalid(errors)) => errors.iter().map(debug).collect(),
+            Err(JsonValidationError::Malformed(e)) => {
+                panic!("validate_json refuses what is_valid_json read: {e}\n{text}")
+            }
+        };
+        let reference = match compiled.validate(&value) {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.iter().map(debug).collect(),
+        };
         assert_eq!(
-            compiled.validate_json(text.as_bytes()).is_ok(),
+            errors.is_empty(),
             expected,
             "validate_json disagrees (shortcuts {shortcuts}) on {text}\nschema {schema}"
         );
+        assert_eq!(
+            ordered(errors, reordered),
+            ordered(reference, reordered),
+            "validate_json reports other errors (shortcuts {shortcuts}) on {text}\nschema {schema}"
+        );
+        let evaluated = compiled
+            .evaluate_json(text.as_bytes())
+            .expect("evaluate_json reads what is_valid_json read");
+        let evaluation = compiled.evaluate(&value);
+        assert_eq!(
+            ordered(items(&evaluated), reordered),
+            ordered(items(&evaluation), reordered),
+            "evaluate_json differs (shortcuts {shortcuts}) on {text}\nschema {schema}"
+        );
+        if !reordered {
+            assert_eq!(evaluated.verbose(), evaluation.verbose());
+        }
     }
 });
+
+fn debug(e: &toolschema::ValidationError) -> String {
+    format!("{e:?}")
+}
+
+/// An evaluation's errors and annotations, as text.
+fn items(e: &Evaluation) -> Vec<String> {
+    let mut out: Vec<String> = e.errors().iter().map(debug).collect();
+    out.extend(e.annotations().iter().map(|a| format!("{a:?}")));
+    out
+}
+
+/// `items` as they are, or sorted when the text's key order was not the `Value`'s.
+fn ordered(mut items: Vec<String>, reordered: bool) -> Vec<String> {
+    if reordered {
+        items.sort();
+    }
+    items
+}

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
-use toolschema::{JsonErrorKind, JsonValidationError, Schema};
+use toolschema::{Evaluation, JsonErrorKind, JsonValidationError, Schema, ValidationErrors};
 
 /// Validate instances against a schema.
 ///
@@ -328,34 +328,40 @@ fn judge_chunk(job: &Job, name: &str, chunk: Chunk) -> Report {
     report
 }
 
-/// Judges one JSON text into `report` from its bytes, so that a valid instance never
-/// becomes a `Value` (nor does an invalid one in text output: its errors come from the
-/// bytes too). The output formats walk a `Value`, and so does a document nested deeper
-/// than the bytes path reads (its bound is serde_json's, 127): those take `judge`.
+/// Judges one JSON text into `report` from its bytes, so that no instance becomes a
+/// `Value`: the verdict, the errors of text output and the standard output formats all
+/// come from the flat document. A document nested deeper than the bytes path reads (its
+/// bound is serde_json's, 127) takes `judge`, on a `Value` read without a depth limit.
 fn judge_json(job: &Job, name: &str, line: Option<u64>, bytes: &[u8], report: &mut Report) {
     let schema = &job.schema;
-    let outcome = if job.quiet || job.output == OutputArg::Flag {
-        schema.is_valid_json(bytes).map(|valid| (valid, None))
-    } else if job.output == OutputArg::Text {
-        match schema.validate_json(bytes) {
+    let outcome = match job.output {
+        _ if job.quiet => schema.is_valid_json(bytes).map(|valid| (valid, None)),
+        OutputArg::Flag => schema.is_valid_json(bytes).map(|valid| (valid, None)),
+        OutputArg::Text => match schema.validate_json(bytes) {
             Ok(()) => Ok((true, None)),
-            Err(JsonValidationError::Invalid(errors)) => Ok((false, Some(errors))),
+            Err(JsonValidationError::Invalid(errors)) => Ok((false, Some(Judged::Errors(errors)))),
             Err(JsonValidationError::Malformed(e)) => Err(e),
-        }
-    } else {
-        return judge(job, name, line, input::parse_json(bytes), report);
+        },
+        // The verdict as `judge` takes it (the fail-fast pass: an evaluation that runs
+        // past its output budget has no verdict of its own), then the evaluation.
+        _ => schema.is_valid_json(bytes).and_then(|valid| {
+            let evaluation = schema.evaluate_json(bytes)?;
+            Ok((valid, Some(Judged::Evaluation(Box::new(evaluation)))))
+        }),
     };
     match outcome {
-        Ok((valid, errors)) => {
+        Ok((valid, judged)) => {
             tally(valid, report);
             if job.quiet {
                 return;
             }
-            if job.output == OutputArg::Flag {
-                return flag_record(valid, name, line, report);
-            }
-            if let Some(errors) = errors {
-                text_errors(job, name, line, errors, report);
+            match judged {
+                None if job.output == OutputArg::Flag => flag_record(valid, name, line, report),
+                None => {}
+                Some(Judged::Errors(errors)) => text_errors(job, name, line, errors, report),
+                Some(Judged::Evaluation(evaluation)) => {
+                    output_record(job, &evaluation, name, line, report)
+                }
             }
         }
         Err(e) if e.kind == JsonErrorKind::TooDeep => {
@@ -366,6 +372,30 @@ fn judge_json(job: &Job, name: &str, line: Option<u64>, bytes: &[u8], report: &m
             record_failure(job, name, line, &input::malformed_json(&e), report);
         }
     }
+}
+
+/// What judging from bytes produced besides the verdict, for the output asked for.
+enum Judged {
+    /// Text output: the errors of an invalid instance.
+    Errors(ValidationErrors),
+    /// `basic`, `detailed`, `verbose`: the evaluation.
+    Evaluation(Box<Evaluation>),
+}
+
+/// One record of the `basic`, `detailed` or `verbose` output.
+fn output_record(
+    job: &Job,
+    evaluation: &Evaluation,
+    name: &str,
+    line: Option<u64>,
+    report: &mut Report,
+) {
+    let doc = match job.output {
+        OutputArg::Basic => evaluation.basic(),
+        OutputArg::Detailed => evaluation.detailed(),
+        _ => evaluation.verbose(),
+    };
+    let _ = writeln!(report.stdout, "{}", with_place(doc, name, line));
 }
 
 fn tally(valid: bool, report: &mut Report) {
@@ -428,15 +458,7 @@ fn judge(
             }
         }
         OutputArg::Flag => flag_record(valid, name, line, report),
-        kind => {
-            let evaluation = schema.evaluate(instance);
-            let doc = match kind {
-                OutputArg::Basic => evaluation.basic(),
-                OutputArg::Detailed => evaluation.detailed(),
-                _ => evaluation.verbose(),
-            };
-            let _ = writeln!(report.stdout, "{}", with_place(doc, name, line));
-        }
+        _ => output_record(job, &schema.evaluate(instance), name, line, report),
     }
 }
 

@@ -1,15 +1,16 @@
-//! Validation straight from JSON text: [`Schema::is_valid_json`] and
-//! [`Schema::validate_json`], for callers that hold bytes (files, JSON Lines, JSON-RPC
-//! messages, HTTP bodies) and need no `Value` of their own.
+//! Validation straight from JSON text: [`Schema::is_valid_json`],
+//! [`Schema::validate_json`] and [`Schema::evaluate_json`], for callers that hold bytes
+//! (files, JSON Lines, JSON-RPC messages, HTTP bodies) and need no `Value` of their own.
 //!
 //! The text is parsed by the flat parser (`crate::flat`), which gives malformed JSON its
 //! byte offset, line and column and bounds nesting at [`crate::flat::DEFAULT_MAX_DEPTH`],
 //! into a per-thread [`Document`] reused from call to call (so that steady-state
 //! validation from bytes allocates nothing), and the evaluator runs on the flat tree
-//! itself. Only an invalid instance given to [`Schema::validate_json`] is parsed again into
-//! a `Value`, for the reporting path (errors are rare and allocate anyway).
-//! [`Schema::is_valid_json_reference`] keeps the slow, obvious form (the `Value`
-//! evaluator on serde_json's parse) that the tests compare the fast one with.
+//! itself, for the verdict ([`Schema::is_valid_json`]), the errors
+//! ([`Schema::validate_json`]) and the full evaluation ([`Schema::evaluate_json`]) alike.
+//! [`Schema::is_valid_json_reference`] keeps the slow, obvious form of the verdict (the
+//! `Value` evaluator on serde_json's parse) that the tests compare the fast one with; the
+//! errors and evaluations are compared with `validate` and `evaluate` on the `Value`.
 
 use super::Schema;
 use crate::flat::{Document, ParseError, ParseErrorKind};
@@ -86,6 +87,14 @@ impl Schema {
         })
     }
 
+    /// Whether the flat document `tree` conforms: [`Schema::is_valid_json`] without its
+    /// parse, for benchmarks that parse an instance once into the flat layout and then
+    /// validate it many times (Blaze's in-cache protocol). Not a stable API.
+    #[doc(hidden)]
+    pub fn is_valid_tree(&self, tree: &crate::flat::Tree<'_>) -> bool {
+        crate::validate::is_valid(&self.compiled, tree.root())
+    }
+
     /// [`Schema::is_valid_json`] in its slow, obvious form: the flat parser for the error
     /// and the depth bound, then serde_json's `Value` and [`Schema::is_valid`]. The
     /// reference the fast form is tested against; not a stable API.
@@ -98,11 +107,25 @@ impl Schema {
         Ok(self.is_valid(&value))
     }
 
-    /// Validates the JSON text `json`: [`Schema::validate`] for a caller that holds bytes.
+    /// Validates the JSON text `json`: [`Schema::validate`] for a caller that holds bytes,
+    /// with no `serde_json::Value` built, whether the instance is valid or not (the errors
+    /// are collected on the flat document too).
+    ///
+    /// The errors are those [`Schema::validate`] reports on the `Value` serde_json reads
+    /// from the same text, in evaluation order. Where that order follows an object's
+    /// properties (`additionalProperties`, `patternProperties`...), it is the text's own
+    /// order here; a `Value` lists them in its map's order (sorted by name, unless
+    /// serde_json's `preserve_order` feature keeps the text's). So the two lists are equal
+    /// whenever each object's keys are written in that order (as serde_json writes a
+    /// `Value`), and otherwise differ only in the order of such errors.
     ///
     /// # Errors
-    /// [`JsonValidationError::Malformed`] as [`Schema::is_valid_json`] says,
-    /// [`JsonValidationError::Invalid`] with every error when it does not conform.
+    /// [`JsonValidationError::Malformed`] as [`Schema::is_valid_json`] says (a text nested
+    /// deeper than 127 arrays and objects is refused with
+    /// [`JsonErrorKind::TooDeep`](crate::JsonErrorKind::TooDeep), as serde_json refuses
+    /// it; a caller that reads such documents parses them its own way and calls
+    /// [`Schema::validate`]), [`JsonValidationError::Invalid`] with every error when it
+    /// does not conform.
     ///
     /// ```
     /// use toolschema::{JsonValidationError, Schema};
@@ -119,17 +142,59 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn validate_json(&self, json: &[u8]) -> Result<(), JsonValidationError> {
-        if self
-            .is_valid_json(json)
-            .map_err(JsonValidationError::Malformed)?
-        {
-            return Ok(());
-        }
-        // Invalid: the reporting path, on a `Value` (its errors in the order `validate`
-        // gives them).
-        // (The flat parse just found the text well formed: serde_json's alone is enough.)
-        let value = from_slice(json).map_err(JsonValidationError::Malformed)?;
-        self.validate(&value).map_err(JsonValidationError::Invalid)
+        with_document(|doc| {
+            let tree = doc.parse(json).map_err(JsonValidationError::Malformed)?;
+            let root = tree.root();
+            // Most instances are valid: the fail-fast pass answers them with no
+            // allocation, and costs an invalid one little (it stops at the first failure).
+            if crate::validate::is_valid(&self.compiled, root) {
+                return Ok(());
+            }
+            // (The errors own their locations: nothing borrows the document after this.)
+            let errors = crate::validate::collect_errors(&self.compiled, root, 0, usize::MAX);
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(JsonValidationError::Invalid(crate::ValidationErrors::new(
+                    errors,
+                )))
+            }
+        })
+    }
+
+    /// Evaluates the JSON text `json`: [`Schema::evaluate`] (every error, the annotations,
+    /// the standard output formats) for a caller that holds bytes, with no
+    /// `serde_json::Value` built: the evaluator runs on the flat document
+    /// [`Schema::is_valid_json`] parses into.
+    ///
+    /// The errors and annotations are those [`Schema::evaluate`] gives on the `Value`
+    /// serde_json reads from the same text; where their order follows an object's
+    /// properties, it is the text's order (see [`Schema::validate_json`]).
+    ///
+    /// # Errors
+    /// [`JsonError`](crate::JsonError) as [`Schema::is_valid_json`] says (a text nested
+    /// deeper than 127 arrays and objects included).
+    ///
+    /// ```
+    /// use toolschema::Schema;
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"properties": {"n": {"title": "N", "maximum": 3}}}))?;
+    /// let good = schema.evaluate_json(br#"{"n": 1}"#)?;
+    /// assert!(good.is_valid());
+    /// assert!(good.annotations().iter().any(|a| a.keyword() == "title" && a.instance_location() == "/n"));
+    /// let bad = schema.evaluate_json(br#"{"n": 5}"#)?;
+    /// assert_eq!(bad.basic()["errors"][0]["instanceLocation"], "/n");
+    /// // Malformed text: where, never what.
+    /// assert_eq!(schema.evaluate_json(br#"{"n": }"#).unwrap_err().offset, 6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn evaluate_json(&self, json: &[u8]) -> Result<crate::Evaluation, ParseError> {
+        with_document(|doc| {
+            let tree = doc.parse(json)?;
+            let outcome = crate::validate::outcome(&self.compiled, tree.root());
+            Ok(crate::Evaluation::from_outcome(outcome))
+        })
     }
 }
 

@@ -26,8 +26,10 @@
 //!
 //! Blaze (the Sourcemeta `jsonschema` CLI, `benches/blaze.sh` installs it pinned): on its
 //! own in-cache protocol (`validate --fast --benchmark --loop N`, each instance `N` times in
-//! a row, every call timed alone), beside toolschema's `is_valid` timed the same way in a
-//! fresh process of its own (this binary run with `--in-cache-child`), on the bench corpus. Without a usable CLI the column is left out with a note.
+//! a row, every call timed alone), beside toolschema timed the same way in a fresh process
+//! of its own (this binary run with `--in-cache-child`), on the bench corpus: `is_valid` on
+//! a `Value`, and on its own flat layout, each instance parsed once as Blaze parses it
+//! once into its own. Without a usable CLI the column is left out with a note.
 
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -366,10 +368,10 @@ struct Row {
     bytes: [f64; 3],
     /// Mean bytes of JSON text per instance.
     text_bytes: f64,
-    /// In cache, per instance, on Blaze's protocol: Blaze and toolschema `is_valid`,
-    /// the mean over the case's instances, then the median instance (each the median of
-    /// the rounds).
-    hot: [f64; 4],
+    /// In cache, per instance, on Blaze's protocol: Blaze and toolschema `is_valid` on a
+    /// `Value`, the mean over the case's instances, then the median instance (each the
+    /// median of the rounds); then toolschema on its own flat layout, mean and median.
+    hot: [f64; 6],
     /// Why the case has no Blaze figure (empty when it has one, or when Blaze is off).
     blaze_note: String,
     scratch: ScratchUse,
@@ -669,7 +671,7 @@ fn main() {
             peak: [f64::NAN; 3],
             bytes: [f64::NAN; 3],
             text_bytes: f64::NAN,
-            hot: [f64::NAN; 4],
+            hot: [f64::NAN; 6],
             blaze_note: String::new(),
             scratch: scratch_use(case.instances.iter().map(|i| i.text.as_slice())),
             note: String::new(),
@@ -815,28 +817,47 @@ fn main() {
                     eprintln!("Blaze on {}: {why}", case.name);
                 }
             }
-            let (mut ours, mut ours_median) = (Vec::new(), Vec::new());
-            let exe = std::env::current_exe().map_err(|e| e.to_string());
-            match exe.and_then(|exe| {
-                blaze::run_toolschema(&exe, schema, &texts, args.blaze_loop, args.blaze_rounds)
-            }) {
-                Ok(rounds) => {
-                    for timings in &rounds {
-                        let (mean, mid) = summary(timings);
-                        ours.push(mean);
-                        ours_median.push(mid);
+            // toolschema on a `Value`, then on its own layout (each instance parsed once).
+            let mut ours = [(); 2].map(|()| (Vec::new(), Vec::new()));
+            for (layout, (means, medians)) in [blaze::Layout::Value, blaze::Layout::Flat]
+                .into_iter()
+                .zip(ours.iter_mut())
+            {
+                let exe = std::env::current_exe().map_err(|e| e.to_string());
+                match exe.and_then(|exe| {
+                    blaze::run_toolschema(
+                        &exe,
+                        layout,
+                        schema,
+                        &texts,
+                        args.blaze_loop,
+                        args.blaze_rounds,
+                    )
+                }) {
+                    Ok(rounds) => {
+                        for timings in &rounds {
+                            let (mean, mid) = summary(timings);
+                            means.push(mean);
+                            medians.push(mid);
+                        }
+                    }
+                    Err(why) => {
+                        eprintln!(
+                            "toolschema ({layout:?}) on Blaze's protocol, {}: {why}",
+                            case.name
+                        );
+                        row.blaze_note = clip(&format!("toolschema's run failed: {why}"), 300);
                     }
                 }
-                Err(why) => {
-                    eprintln!("toolschema on Blaze's protocol, {}: {why}", case.name);
-                    row.blaze_note = clip(&format!("toolschema's run failed: {why}"), 300);
-                }
             }
+            let [(value, value_median), (flat, flat_median)] = ours;
             row.hot = [
                 median(theirs),
-                median(ours),
+                median(value),
                 median(theirs_median),
-                median(ours_median),
+                median(value_median),
+                median(flat),
+                median(flat_median),
             ];
         }
         let none = (f64::NAN, f64::NAN);
@@ -1091,43 +1112,53 @@ fn print_report(
         Ok(b) => {
             let _ = writeln!(
                 out,
-                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark --loop {loop}` ({version}; formats are annotations): each instance validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case (mean), and the median instance's (median: the mean is Blaze's protocol, but one call the scheduler interrupts for milliseconds moves it, on a loaded machine by several times). toolschema `is_valid` on the same protocol, in a fresh process reading the same files, in the same format. Median of {rounds} rounds (each side's rounds in one run of its process, one compile; Blaze first). The bench corpus only (a case is one schema; the MCP tool sources are left out).\n",
+                "Blaze: the Sourcemeta CLI `jsonschema validate SCHEMA INSTANCES.jsonl --fast --continue --benchmark --loop {loop}` ({version}; formats are annotations): each instance parsed once into Blaze's own layout, then validated {loop} times in a row, each call timed alone, the clock's cost subtracted; its per-instance means, averaged over the case (mean), and the median instance's (median: the mean is Blaze's protocol, but one call the scheduler interrupts for milliseconds moves it, on a loaded machine by several times). toolschema on the same protocol, in a fresh process reading the same files, in the same format, twice: `is_valid` on a `serde_json::Value` (ts `Value`), and on its own layout (ts own: each instance parsed once into a `flat::Document`, then `is_valid_tree` in the loop, as Blaze does). Median of {rounds} rounds (each side's rounds in one run of its process, one compile; Blaze first). The bench corpus only (a case is one schema; the MCP tool sources are left out).\n",
                 loop = args.blaze_loop,
                 version = b.version,
                 rounds = args.blaze_rounds,
             );
             let _ = writeln!(
                 out,
-                "| case | instances | Blaze, mean | toolschema, mean | Blaze / ts | Blaze, median | toolschema, median | Blaze / ts, medians |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+                "| case | instances | Blaze, mean | ts `Value`, mean | Blaze / ts `Value` | ts own, mean | Blaze / ts own | Blaze, median | ts `Value`, median | Blaze / ts `Value`, medians | ts own, median | Blaze / ts own, medians |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             );
             for r in rows
                 .iter()
                 .filter(|r| r.hot[0].is_finite() || !r.blaze_note.is_empty())
             {
+                let h = &r.hot;
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     r.name,
                     r.instances,
                     if r.blaze_note.is_empty() {
-                        time(r.hot[0])
+                        time(h[0])
                     } else {
                         format!("— ({})", r.blaze_note)
                     },
-                    time(r.hot[1]),
-                    fmt_ratio(ratio(r.hot[0], r.hot[1])),
-                    time(r.hot[2]),
-                    time(r.hot[3]),
-                    fmt_ratio(ratio(r.hot[2], r.hot[3])),
+                    time(h[1]),
+                    fmt_ratio(ratio(h[0], h[1])),
+                    time(h[4]),
+                    fmt_ratio(ratio(h[0], h[4])),
+                    time(h[2]),
+                    time(h[3]),
+                    fmt_ratio(ratio(h[2], h[3])),
+                    time(h[5]),
+                    fmt_ratio(ratio(h[2], h[5])),
                 );
             }
             let sel: Vec<&Row> = rows.iter().filter(|r| r.hot[0].is_finite()).collect();
+            let g = |a: usize, b: usize| {
+                fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[a], r.hot[b]))))
+            };
             let _ = writeln!(
                 out,
-                "| **geomean** ({}) | | | | **{}** | | | **{}** |",
+                "| **geomean** ({}) | | | | **{}** | | **{}** | | | **{}** | | **{}** |",
                 sel.len(),
-                fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[0], r.hot[1])))),
-                fmt_ratio(geomean(sel.iter().map(|r| ratio(r.hot[2], r.hot[3])))),
+                g(0, 1),
+                g(0, 4),
+                g(2, 3),
+                g(2, 5),
             );
         }
         Err(why) => {
@@ -1262,6 +1293,22 @@ fn print_report(
                 format!("not faster on: {}", behind.join(", "))
             },
             mark(behind.is_empty() && hot.len() == corpus.len())
+        );
+        let behind_own: Vec<String> = hot
+            .iter()
+            .filter(|r| ratio(r.hot[0], r.hot[4]) <= 1.0)
+            .map(|r| format!("{} ({})", r.name, fmt_ratio(ratio(r.hot[0], r.hot[4]))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| (equal terms) toolschema on its own layout faster than Blaze on every case, in cache (means; {} cases) | {} | {} |",
+            hot.len(),
+            if behind_own.is_empty() {
+                "all faster".to_string()
+            } else {
+                format!("not faster on: {}", behind_own.join(", "))
+            },
+            mark(behind_own.is_empty() && hot.len() == corpus.len())
         );
     }
 
