@@ -70,7 +70,7 @@ impl<'a> Compiler<'a> {
                 properties: props_span,
                 patterns: patterns_span,
             });
-            let i = (self.out.additional.len() - 1) as u32;
+            let i = AdditionalId::new(self.out.additional.len() - 1);
             self.push_keyword(Keyword::AdditionalProperties(i), "additionalProperties");
         }
         if d.at_least(Draft::Draft6)

@@ -93,7 +93,7 @@ impl<'a> Compiler<'a> {
                 && let Some(c) = map.kw(Kw::Const)
             {
                 self.out.values.push(c.clone());
-                let i = (self.out.values.len() - 1) as u32;
+                let i = ValueId::new(self.out.values.len() - 1);
                 self.push_keyword(Keyword::Const(i), "const");
             }
             if let Some(e) = map.kw(Kw::Enum) {

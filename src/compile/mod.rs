@@ -175,7 +175,7 @@ struct Compiler<'a> {
     hasher: ahash::RandomState,
     resource_by_uri: AHashMap<Arc<str>, u32>,
     anchors: AHashMap<(u32, String), (NodeId, bool)>,
-    anchor_names: AHashMap<String, u32>,
+    anchor_names: AHashMap<String, AnchorId>,
     pending: Vec<PendingRef<'a>>,
     /// The base URIs met so far (one per document and per `$id`), see [`BaseId`].
     bases: Vec<Arc<str>>,

@@ -138,8 +138,8 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    pub(super) fn intern_anchor(&mut self, name: &str) -> u32 {
-        let next = self.anchor_names.len() as u32;
+    pub(super) fn intern_anchor(&mut self, name: &str) -> AnchorId {
+        let next = AnchorId::new(self.anchor_names.len());
         *self.anchor_names.entry(name.to_string()).or_insert(next)
     }
 

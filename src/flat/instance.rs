@@ -468,17 +468,14 @@ impl<'t> Object<'t> for FlatObject<'t> {
     fn len(self) -> usize {
         self.entries.len() / 2
     }
-    /// A scan comparing summaries, then, for a long name, bytes.
+    /// A scan comparing summaries, then, for a long name, bytes; in a large object, a
+    /// binary search of its index.
     #[inline]
     fn get(self, name: &str, summary: u64) -> Option<Node<'t>> {
-        self.entries.chunks_exact(2).find_map(|e| {
-            (e[0].word == summary && crate::names::same_found(name, self.key(&e[0]))).then(|| {
-                Node {
-                    tree: self.tree,
-                    slot: &e[1],
-                }
-            })
-        })
+        if self.len() > super::LARGE_OBJECT {
+            return self.search(name, summary);
+        }
+        self.scan(name, summary)
     }
     #[inline(always)]
     fn entries(self) -> FlatEntries<'t> {
@@ -493,6 +490,52 @@ impl<'t> FlatObject<'t> {
     #[inline(always)]
     fn key(self, slot: &Slot) -> &'t str {
         parse::key_str(self.tree.input, self.tree.text, slot)
+    }
+
+    #[inline(always)]
+    fn scan(self, name: &str, summary: u64) -> Option<Node<'t>> {
+        self.entries.chunks_exact(2).find_map(|e| {
+            (e[0].word == summary && crate::names::same_found(name, self.key(&e[0]))).then(|| {
+                Node {
+                    tree: self.tree,
+                    slot: &e[1],
+                }
+            })
+        })
+    }
+
+    /// `get` in a large object: its index (found by where its entries start) searched
+    /// by (summary, name).
+    #[inline(never)]
+    fn search(self, name: &str, summary: u64) -> Option<Node<'t>> {
+        let start = (self.entries.as_ptr() as usize)
+            .wrapping_sub(self.tree.slots.as_ptr() as usize)
+            / std::mem::size_of::<Slot>();
+        let indexed = self
+            .tree
+            .large
+            .binary_search_by_key(&start, |&(at, _)| at as usize)
+            .ok()
+            .and_then(|k| self.tree.large.get(k))
+            .and_then(|&(_, offset)| {
+                let offset = offset as usize;
+                self.tree.index.get(offset..offset + self.len())
+            });
+        // (Every large object of a parse has its index; were one missing, the scan.)
+        let Some(order) = indexed else {
+            return self.scan(name, summary);
+        };
+        let at = order
+            .binary_search_by(|&i| {
+                let key = &self.entries[2 * i as usize];
+                (key.word, self.key(key)).cmp(&(summary, name))
+            })
+            .ok()?;
+        let i = *order.get(at)? as usize;
+        self.entries.get(2 * i + 1).map(|slot| Node {
+            tree: self.tree,
+            slot,
+        })
     }
 }
 

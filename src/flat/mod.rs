@@ -129,10 +129,21 @@ pub struct Document {
     keys: Vec<(u64, u32)>,
     /// Scratch for walking the values a repeated key drops.
     walk: Vec<Slot>,
+    /// The entries of each large object (over [`LARGE_OBJECT`] entries), by position,
+    /// sorted by (summary, name): its lookups are binary searches, not scans.
+    index: Vec<u32>,
+    /// Per large object, in the order they closed: where its entries start in `slots`
+    /// and its part of `index` (both increase, so this is sorted by the first).
+    large: Vec<(u32, u32)>,
     /// The values parsed (see [`Tree::count_values`]).
     values: u64,
     max_depth: u32,
 }
+
+/// Objects with more entries than this get a sorted index when parsed: a name lookup in
+/// one costs O(log n) comparisons, as in a `serde_json` map, rather than a scan (which a
+/// schema listing many names would repeat for each, in O(names × keys)).
+pub(crate) const LARGE_OBJECT: usize = 32;
 
 impl Default for Document {
     fn default() -> Self {
@@ -150,6 +161,8 @@ impl Document {
             text: String::new(),
             keys: Vec::new(),
             walk: Vec::new(),
+            index: Vec::new(),
+            large: Vec::new(),
             values: 0,
             max_depth: DEFAULT_MAX_DEPTH,
         }
@@ -185,6 +198,8 @@ impl Document {
             input,
             text: &self.text,
             slots: &self.slots,
+            index: &self.index,
+            large: &self.large,
             values: self.values,
         })
     }
@@ -196,6 +211,8 @@ impl Document {
         self.text.clear();
         self.keys.clear();
         self.walk.clear();
+        self.index.clear();
+        self.large.clear();
         self.values = 0;
     }
 
@@ -209,6 +226,8 @@ impl Document {
             + self.text.capacity()
             + self.keys.capacity() * size_of::<(u64, u32)>()
             + self.walk.capacity() * size_of::<Slot>()
+            + self.index.capacity() * size_of::<u32>()
+            + self.large.capacity() * size_of::<(u32, u32)>()
     }
 
     /// Frees the buffers when they grew past `bytes` (after an unusually large input),
@@ -229,6 +248,8 @@ pub struct Tree<'d> {
     input: &'d str,
     text: &'d str,
     slots: &'d [Slot],
+    index: &'d [u32],
+    large: &'d [(u32, u32)],
     values: u64,
 }
 

@@ -344,6 +344,9 @@ impl Parser<'_> {
             children.len()
         };
         doc.stack.truncate(height);
+        if object && count > super::LARGE_OBJECT {
+            index_entries(self.input, doc, start, count);
+        }
         doc.stack.push(Slot {
             word: count as u64,
             at: start as u32,
@@ -739,6 +742,30 @@ fn subtree_values(slots: &[Slot], walk: &mut Vec<Slot>, root: Slot) -> u64 {
         walk.extend(children.iter().skip(per - 1).step_by(per));
     }
     count
+}
+
+/// Sorts the entries of the large object whose `count` entries start at slot `start`
+/// (already distinct by name) by (summary, name) into `doc.index`, for
+/// `FlatObject::get`'s binary search.
+fn index_entries(input: &str, doc: &mut Document, start: usize, count: usize) {
+    let Document {
+        slots,
+        text,
+        index,
+        large,
+        ..
+    } = doc;
+    let entries = slots.get(start..).unwrap_or_default();
+    let key = |i: u32| {
+        let slot = &entries[2 * i as usize];
+        (slot.word, key_str(input, text, slot))
+    };
+    let offset = index.len();
+    index.extend(0..count as u32);
+    if let Some(part) = index.get_mut(offset..) {
+        part.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+    }
+    large.push((start as u32, offset as u32));
 }
 
 /// Marks an entry removed by `dedup` (no key starts there: inputs are shorter).

@@ -82,9 +82,10 @@ fn agree<'a, 'b, A: Instance<'a>, B: Instance<'b>>(a: A, b: B, at: &str) -> Resu
                     return fail("contains");
                 }
             }
-            for (k, s, _) in y.entries() {
-                if s != summary(k) || x.get(k, s).is_none() {
-                    return fail(&format!("entry {k:?}"));
+            for (k, s, w) in y.entries() {
+                match x.get(k, s) {
+                    Some(v) if s == summary(k) => agree(v, w, &format!("{at}/{k} (get)"))?,
+                    _ => return fail(&format!("entry {k:?}")),
                 }
             }
             let absent = "\u{0}absent";
@@ -349,6 +350,18 @@ fn names_that_share_a_summary_are_not_merged_and_cost_no_quadratic_time() {
     assert_eq!(o.len(), 20_000);
     let sums: std::collections::HashSet<u64> = o.entries().map(|(_, s, _)| s).collect();
     assert_eq!(sums.len(), 1, "the names were meant to share one summary");
+    // Each is found by name, with its own value (the large object's index is searched by
+    // summary and then name); strangers of the same summary are not.
+    let sum = *sums.iter().next().expect("one summary");
+    for i in (0..20_000).step_by(7) {
+        let name = format!("aaaaaaaa{i:08}aaaaaaaa");
+        let value = o.get(&name, sum).and_then(|v| v.as_number());
+        assert_eq!(value.and_then(|n| n.as_u64()), Some(i), "{name}");
+    }
+    for stranger in ["aaaaaaaa-0000001aaaaaaaa", "aaaaaaaa00020000aaaaaaaa"] {
+        assert_eq!(summary(stranger), sum);
+        assert!(o.get(stranger, sum).is_none(), "{stranger}");
+    }
 }
 
 #[test]

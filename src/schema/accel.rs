@@ -76,8 +76,8 @@ pub(crate) struct Accelerators {
     /// target's implies, that target (see `Compiled::branches`).
     pub(crate) branch_targets: Vec<NodeId>,
     /// Per `node_lists` entry: for the first entry of a `oneOf`/`anyOf` list, its index in
-    /// `dispatches` (or `u32::MAX`).
-    pub(crate) list_dispatch: Vec<u32>,
+    /// `dispatches` (or `DispatchId::NONE`).
+    pub(crate) list_dispatch: Vec<DispatchId>,
     pub(crate) dispatches: Vec<Dispatch>,
     /// Per `node_lists` entry: true at the first entry of a `oneOf` list whose branches
     /// no instance can match two of (see `accel::exclusive`): the first match decides.
@@ -338,7 +338,7 @@ pub(crate) enum ObjectWalk {
     /// `additionalProperties` with `patternProperties`: the fused walk of the three.
     Patterned {
         /// The `additionalProperties` keyword's index in `additional`.
-        additional: u32,
+        additional: AdditionalId,
     },
 }
 

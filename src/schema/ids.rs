@@ -93,3 +93,38 @@ impl ResourceId {
     /// The first resource: the root document's.
     pub(crate) const FIRST: ResourceId = ResourceId(0);
 }
+
+side_table_id!(
+    /// An entry of `Compiled::values` (a `const`'s value; an `enum` is a span of them).
+    ValueId(u32)
+);
+
+side_table_id!(
+    /// An entry of `Compiled::additional` (an `additionalProperties` with the names and
+    /// patterns of its siblings).
+    AdditionalId(u32)
+);
+
+side_table_id!(
+    /// An entry of `Accelerators::dispatches` (the discriminator dispatch of a
+    /// `oneOf`/`anyOf` list) and of `dispatch_summaries` beside it.
+    DispatchId(u32)
+);
+
+impl DispatchId {
+    /// "No dispatch": the list's branches are tried in order.
+    pub(crate) const NONE: DispatchId = DispatchId(u32::MAX);
+}
+
+/// A `$dynamicAnchor` (or `$recursiveAnchor`) name, interned by the compiler: equal
+/// names, equal ids. Compared, never used to read a table (so not a `side_table_id!`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct AnchorId(u32);
+
+impl AnchorId {
+    /// The id of the `index`-th name interned.
+    pub(crate) fn new(index: usize) -> AnchorId {
+        debug_assert!(index <= u32::MAX as usize);
+        AnchorId(index as u32)
+    }
+}

@@ -16,8 +16,8 @@ use serde_json::{Number, Value};
 use std::sync::Arc;
 
 pub(crate) use ids::{
-    ContainsId, ContentId, DynamicRefId, FormatId, LimitId, NodeId, PatternId, ResourceId,
-    side_table_id,
+    AdditionalId, AnchorId, ContainsId, ContentId, DispatchId, DynamicRefId, FormatId, LimitId,
+    NodeId, PatternId, ResourceId, ValueId, side_table_id,
 };
 pub use text::JsonValidationError;
 
@@ -53,7 +53,7 @@ pub(crate) enum Keyword {
     /// The `false` schema.
     False,
     Type(TypeSet),
-    Const(u32),
+    Const(ValueId),
     Enum(Span),
     MultipleOf(LimitId),
     Maximum(LimitId),
@@ -73,7 +73,7 @@ pub(crate) enum Keyword {
     DependentRequired(Span),
     Properties(Span),
     PatternProperties(Span),
-    AdditionalProperties(u32),
+    AdditionalProperties(AdditionalId),
     PropertyNames(NodeId),
     DependentSchemas(Span),
     PrefixItems(Span),
@@ -340,7 +340,7 @@ pub(crate) struct DynamicRef {
     /// Where the reference resolves statically.
     pub(crate) target: NodeId,
     /// The anchor name to look for in the dynamic scope, when the reference is dynamic.
-    pub(crate) anchor: Option<u32>,
+    pub(crate) anchor: Option<AnchorId>,
 }
 
 /// A limit from the schema: its original text and its comparable form.
@@ -413,7 +413,7 @@ pub(crate) struct Resource {
     /// Its absolute URI, without fragment.
     pub(crate) uri: Arc<str>,
     /// `$dynamicAnchor`s it defines: (interned name, node).
-    pub(crate) dynamic_anchors: Vec<(u32, NodeId)>,
+    pub(crate) dynamic_anchors: Vec<(AnchorId, NodeId)>,
     /// JSON pointer of its root inside its document (node pointers below it, stripped of
     /// this prefix, are the fragments of absolute locations).
     pub(crate) root_pointer: Arc<str>,
@@ -517,6 +517,15 @@ impl Compiled {
     pub(crate) fn array_spec(&self, node: NodeId) -> Option<&ArraySpec> {
         let i = *self.accel.spec_of.get(node.index())?;
         self.accel.array_specs.get(i as usize)
+    }
+
+    /// The discriminator dispatch of the `oneOf`/`anyOf` list `span`, if it has one, with
+    /// the summary of its property's name (see `names::summary`).
+    #[inline(always)]
+    pub(crate) fn dispatch_of(&self, span: Span) -> Option<(&Dispatch, Option<&u64>)> {
+        let d = *self.accel.list_dispatch.get(span.start as usize)?;
+        let dispatch = self.accel.dispatches.get(d.index())?;
+        Some((dispatch, self.accel.dispatch_summaries.get(d.index())))
     }
 
     /// The branches of a node of the type-switch shape, by kind of instance.

@@ -292,3 +292,127 @@ pub(super) fn min_items(items: usize, min: u64) -> bool {
 pub(super) fn max_items(items: usize, max: u64) -> bool {
     items as u64 <= max
 }
+
+/// `prefixItems` (and the array form of `items` in older drafts): item `i` against
+/// schema `i`.
+#[inline(always)]
+pub(super) fn prefix_items<'a, A: crate::flat::Array<'a>, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    items: A,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for (i, (child, item)) in c.node_list(span).iter().zip(items.iter()).enumerate() {
+        check!(ok, col, eval_at!(c, *child, item, ctx, Seg::Index(i), col));
+    }
+    ok
+}
+
+/// `items` (and `additionalItems`): every item from index `skip` on against `child`.
+/// `additionalItems: false` reports each item past the prefix as its own error.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn items_from_index<'a, A: crate::flat::Array<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    child: NodeId,
+    skip: u32,
+    items: A,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    let forbidden = c.keyword_names[k] == "additionalItems" && c.is_false_schema(child);
+    for (i, item) in items.iter().enumerate().skip(skip as usize) {
+        let item_ok = if forbidden {
+            if !C::FAIL_FAST {
+                col.error(
+                    c,
+                    ctx,
+                    node,
+                    k,
+                    Some(Seg::Index(i)),
+                    ErrorKind::AdditionalItems,
+                    Vec::new(),
+                );
+            }
+            false
+        } else {
+            eval_at!(c, child, item, ctx, Seg::Index(i), col)
+        };
+        check!(ok, col, item_ok);
+    }
+    ok
+}
+
+/// `contains` with `minContains`/`maxContains` on the reporting paths: the matching
+/// items counted (all of them, and annotated, when annotations are collected).
+#[inline(always)]
+pub(super) fn contains<'a, A: crate::flat::Array<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    i: crate::schema::ContainsId,
+    items: A,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let spec = c.contains[i.index()];
+    let mut count = 0u64;
+    let mut matched: Vec<Value> = Vec::new();
+    for (idx, item) in items.iter().enumerate() {
+        let path = ctx.path.push(Seg::Index(idx));
+        if C::ANNOTATE {
+            let mut branch = col.branch();
+            if eval(
+                c,
+                spec.node,
+                item,
+                Ctx(&Frame {
+                    path: &path,
+                    ..*ctx
+                }),
+                &mut branch,
+            ) {
+                col.absorb(branch);
+                count += 1;
+                matched.push(Value::from(idx));
+            }
+            continue;
+        }
+        if valid_at(
+            c,
+            spec.node,
+            item,
+            Ctx(&Frame {
+                path: &path,
+                ..*ctx
+            }),
+        ) {
+            count += 1;
+            if spec.max.is_none_or(|max| count > max) && count >= spec.min {
+                break;
+            }
+        }
+    }
+    if C::ANNOTATE {
+        col.annotate(c, ctx, node, "contains", Value::Array(matched));
+    }
+    if count < spec.min {
+        let kind = if spec.min == 1 && c.keyword_names[k] == "contains" {
+            ErrorKind::Contains
+        } else {
+            ErrorKind::MinContains { limit: spec.min }
+        };
+        return fail!(col, c, ctx, node, k, kind);
+    }
+    match spec.max {
+        Some(max) if count > max => {
+            fail!(col, c, ctx, node, k, ErrorKind::MaxContains { limit: max })
+        }
+        _ => true,
+    }
+}

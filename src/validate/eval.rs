@@ -214,36 +214,7 @@ pub(super) fn eval_keyword<'a, I: Instance<'a>, C: Collector>(
             _ => true,
         },
         Keyword::PatternProperties(span) => match instance.as_object() {
-            Some(o) => {
-                let mut ok = true;
-                for (key, _, value) in o.entries() {
-                    for &(p, child) in &c.pattern_properties[span.range()] {
-                        match c.patterns[p.index()].find_name(key, ctx.budget) {
-                            MatchOutcome::NoMatch => continue,
-                            MatchOutcome::Match => {
-                                check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
-                            }
-                            MatchOutcome::BudgetExceeded => {
-                                ok = false;
-                                if C::FAIL_FAST {
-                                    return false;
-                                }
-                                let pattern = c.pattern_sources[p.index()].clone();
-                                col.error(
-                                    c,
-                                    ctx,
-                                    node,
-                                    k,
-                                    Some(Seg::Key(key)),
-                                    ErrorKind::PatternBudgetExceeded { pattern },
-                                    Vec::new(),
-                                );
-                            }
-                        }
-                    }
-                }
-                ok
-            }
+            Some(o) => pattern_properties(c, node, k, span, o, ctx, col),
             _ => true,
         },
         Keyword::AdditionalProperties(i) => match instance.as_object() {
@@ -251,267 +222,38 @@ pub(super) fn eval_keyword<'a, I: Instance<'a>, C: Collector>(
             _ => true,
         },
         Keyword::PropertyNames(child) => match instance.as_object() {
-            Some(o) => {
-                let mut ok = true;
-                for key in o.entries().map(|(k, _, _)| k) {
-                    if !name_valid(c, child, key, ctx) {
-                        ok = false;
-                        if C::FAIL_FAST {
-                            return false;
-                        }
-                        let mut branch = col.branch();
-                        let path = ctx.path.push(Seg::Key(key));
-                        eval_key(
-                            c,
-                            child,
-                            key,
-                            Ctx(&Frame {
-                                path: &path,
-                                ..*ctx
-                            }),
-                            &mut branch,
-                        );
-                        let causes = branch.take();
-                        col.error(
-                            c,
-                            ctx,
-                            node,
-                            k,
-                            Some(Seg::Key(key)),
-                            ErrorKind::PropertyNames,
-                            causes,
-                        );
-                        if col.full() {
-                            return false;
-                        }
-                    }
-                }
-                ok
-            }
+            Some(o) => property_names(c, node, k, child, o, ctx, col),
             _ => true,
         },
         Keyword::DependentSchemas(span) => match instance.as_object() {
-            Some(o) => {
-                let mut ok = true;
-                for (name, child) in &c.dependent_schemas[span.range()] {
-                    if json::has(o, name.as_ref()) && !eval(c, *child, instance, ctx, col) {
-                        ok = false;
-                        if C::FAIL_FAST || col.full() {
-                            return false;
-                        }
-                    }
-                }
-                ok
-            }
+            Some(o) => dependent_schemas(c, span, instance, o, ctx, col),
             _ => true,
         },
         Keyword::PrefixItems(span) => match instance.as_array() {
-            Some(items) => {
-                let mut ok = true;
-                for (i, (child, item)) in c.node_list(span).iter().zip(items.iter()).enumerate() {
-                    check!(ok, col, eval_at!(c, *child, item, ctx, Seg::Index(i), col));
-                }
-                ok
-            }
+            Some(items) => prefix_items(c, span, items, ctx, col),
             _ => true,
         },
         Keyword::Items { node: child, skip } => match instance.as_array() {
-            Some(items) => {
-                let mut ok = true;
-                let forbidden = c.keyword_names[k] == "additionalItems" && c.is_false_schema(child);
-                for (i, item) in items.iter().enumerate().skip(skip as usize) {
-                    let item_ok = if forbidden {
-                        if !C::FAIL_FAST {
-                            col.error(
-                                c,
-                                ctx,
-                                node,
-                                k,
-                                Some(Seg::Index(i)),
-                                ErrorKind::AdditionalItems,
-                                Vec::new(),
-                            );
-                        }
-                        false
-                    } else {
-                        eval_at!(c, child, item, ctx, Seg::Index(i), col)
-                    };
-                    check!(ok, col, item_ok);
-                }
-                ok
-            }
+            Some(items) => items_from_index(c, node, k, child, skip, items, ctx, col),
             _ => true,
         },
         Keyword::Contains(i) => match instance.as_array() {
             // (Fail-fast: counted until the answer is known, no location or annotation.)
             Some(items) if C::FAIL_FAST => contains_count(c, i, items, ctx),
-            Some(items) => {
-                let spec = c.contains[i.index()];
-                let mut count = 0u64;
-                let mut matched: Vec<Value> = Vec::new();
-                for (idx, item) in items.iter().enumerate() {
-                    let path = ctx.path.push(Seg::Index(idx));
-                    if C::ANNOTATE {
-                        let mut branch = col.branch();
-                        if eval(
-                            c,
-                            spec.node,
-                            item,
-                            Ctx(&Frame {
-                                path: &path,
-                                ..*ctx
-                            }),
-                            &mut branch,
-                        ) {
-                            col.absorb(branch);
-                            count += 1;
-                            matched.push(Value::from(idx));
-                        }
-                        continue;
-                    }
-                    if valid_at(
-                        c,
-                        spec.node,
-                        item,
-                        Ctx(&Frame {
-                            path: &path,
-                            ..*ctx
-                        }),
-                    ) {
-                        count += 1;
-                        if spec.max.is_none_or(|max| count > max) && count >= spec.min {
-                            break;
-                        }
-                    }
-                }
-                if C::ANNOTATE {
-                    col.annotate(c, ctx, node, "contains", Value::Array(matched));
-                }
-                if count < spec.min {
-                    let kind = if spec.min == 1 && c.keyword_names[k] == "contains" {
-                        ErrorKind::Contains
-                    } else {
-                        ErrorKind::MinContains { limit: spec.min }
-                    };
-                    return fail!(col, c, ctx, node, k, kind);
-                }
-                match spec.max {
-                    Some(max) if count > max => {
-                        fail!(col, c, ctx, node, k, ErrorKind::MaxContains { limit: max })
-                    }
-                    _ => true,
-                }
-            }
+            Some(items) => contains(c, node, k, i, items, ctx, col),
             _ => true,
         },
-        Keyword::AllOf(span) => {
-            let mut ok = true;
-            for child in c.node_list(span) {
-                check!(ok, col, eval(c, *child, instance, ctx, col));
-            }
-            ok
-        }
-        Keyword::AnyOf(span) if C::ANNOTATE => {
-            let children = c.node_list(span);
-            let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-            let kind = ErrorKind::AnyOf {
-                branches: children.len(),
-            };
-            matched > 0 || fail!(col, c, ctx, node, k, kind, causes)
-        }
-        Keyword::OneOf(span) if C::ANNOTATE => {
-            let children = c.node_list(span);
-            let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-            let causes = if matched == 0 { causes } else { Vec::new() };
-            let kind = ErrorKind::OneOf {
-                branches: children.len(),
-                matched,
-            };
-            matched == 1 || fail!(col, c, ctx, node, k, kind, causes)
-        }
-        Keyword::If { cond, then, els } if C::ANNOTATE => {
-            let mut branch = col.branch();
-            let next = if eval(c, cond, instance, ctx, &mut branch) {
-                col.absorb(branch);
-                then
-            } else {
-                els
-            };
-            next.is_none() || eval(c, next, instance, ctx, col)
-        }
-        Keyword::AnyOf(span) => {
-            if any_of(c, span, instance, ctx) {
-                return true;
-            }
-            if tagged::report(c, node, k, span, instance, ctx, col) {
-                return false;
-            }
-            let children = c.node_list(span);
-            let kind = ErrorKind::AnyOf {
-                branches: children.len(),
-            };
-            fail!(
-                col,
-                c,
-                ctx,
-                node,
-                k,
-                kind,
-                branch_errors(c, children, instance, ctx, col)
-            )
-        }
-        Keyword::OneOf(span) => {
-            let matched = one_of_matches(c, span, instance, ctx);
-            if matched == 1 {
-                return true;
-            }
-            if matched == 0 && tagged::report(c, node, k, span, instance, ctx, col) {
-                return false;
-            }
-            let children = c.node_list(span);
-            let kind = ErrorKind::OneOf {
-                branches: children.len(),
-                matched,
-            };
-            let causes = |col: &C| match matched {
-                0 => branch_errors(c, children, instance, ctx, col),
-                _ => Vec::new(),
-            };
-            fail!(col, c, ctx, node, k, kind, causes(col))
-        }
+        Keyword::AllOf(span) => each_of(c, span, instance, ctx, col),
+        Keyword::AnyOf(span) => any_of_reported(c, node, k, span, instance, ctx, col),
+        Keyword::OneOf(span) => one_of_reported(c, node, k, span, instance, ctx, col),
         Keyword::Not(child) => {
             !valid_at(c, child, instance, ctx) || fail!(col, c, ctx, node, k, ErrorKind::Not)
         }
-        Keyword::If { cond, then, els } => {
-            if then.is_none() && els.is_none() {
-                return true;
-            }
-            let branch = if valid_at(c, cond, instance, ctx) {
-                then
-            } else {
-                els
-            };
-            branch.is_none() || eval(c, branch, instance, ctx, col)
-        }
-        Keyword::Ref(target) if C::FAIL_FAST => eval(c, target, instance, ctx, col),
-        Keyword::Ref(target) => {
-            let hop = Hop {
-                parent: Some(ctx.hop),
-                via: node,
-                via_keyword: k,
-                entry: target,
-            };
-            eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
-        }
+        Keyword::If { cond, then, els } => if_reported(c, cond, then, els, instance, ctx, col),
+        Keyword::Ref(target) => follow(c, node, k, target, instance, ctx, col),
         Keyword::DynamicRef(i) => {
             let target = dynamic_target(c, i, ctx.scope);
-            let hop = Hop {
-                parent: Some(ctx.hop),
-                via: node,
-                via_keyword: k,
-                entry: target,
-            };
-            eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
+            follow(c, node, k, target, instance, ctx, col)
         }
         Keyword::UnevaluatedProperties(child) => match instance.as_object() {
             Some(o) => unevaluated::properties(c, node, k, child, instance, o, ctx, col),
@@ -523,6 +265,31 @@ pub(super) fn eval_keyword<'a, I: Instance<'a>, C: Collector>(
         },
         assertion_keywords!() => assertion(c, node, k, kw, instance, ctx, col),
     }
+}
+
+/// `$ref` and `$dynamicRef`: the target evaluated where the reference stands (on the
+/// reporting paths, with the hop recorded for the error's `keywordLocation`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn follow<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    target: NodeId,
+    instance: I,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    if C::FAIL_FAST {
+        return eval(c, target, instance, ctx, col);
+    }
+    let hop = Hop {
+        parent: Some(ctx.hop),
+        via: node,
+        via_keyword: k,
+        entry: target,
+    };
+    eval(c, target, instance, Ctx(&Frame { hop: &hop, ..*ctx }), col)
 }
 
 /// The assertion keywords: they look at the instance itself, never at a subschema.
@@ -577,14 +344,14 @@ pub(super) fn assertion<'a, I: Instance<'a>, C: Collector>(
                 )
         }
         Keyword::Const(i) => {
-            instance.equals(&c.values[i as usize])
+            instance.equals(&c.values[i.index()])
                 || fail!(
                     col,
                     c,
                     ctx,
                     node,
                     k,
-                    ErrorKind::const_of(&c.values[i as usize])
+                    ErrorKind::const_of(&c.values[i.index()])
                 )
         }
         Keyword::Enum(span) => {
@@ -919,7 +686,7 @@ pub(super) fn applicator_annotation<'a, I: Instance<'a>, C: Collector>(
         }
         (Keyword::AdditionalProperties(i), Some(o), _) => {
             // The fused siblings annotate too.
-            let a = c.additional[i as usize];
+            let a = c.additional[i.index()];
             let names = &c.properties[a.properties.range()];
             let declared: Vec<Value> = names
                 .iter()

@@ -222,12 +222,6 @@ pub(super) struct Dispatched<'c, 'a, I: Instance<'a>> {
 impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
     #[inline]
     fn new(c: &'c Compiled, span: crate::schema::Span, instance: I) -> Dispatched<'c, 'a, I> {
-        let d = c
-            .accel
-            .list_dispatch
-            .get(span.start as usize)
-            .copied()
-            .unwrap_or(u32::MAX);
         let Some(o) = instance.as_object() else {
             return Dispatched {
                 dispatch: None,
@@ -240,9 +234,8 @@ impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
         } else {
             None
         };
-        let summary = c.accel.dispatch_summaries.get(d as usize);
-        match c.accel.dispatches.get(d as usize) {
-            Some(d) => Dispatched {
+        match c.dispatch_of(span) {
+            Some((d, summary)) => Dispatched {
                 dispatch: Some(d),
                 found: json::lookup_key_in(o, d.property.as_ref(), summary),
                 presence,
@@ -327,4 +320,133 @@ pub(super) fn branch_errors<'a, I: Instance<'a>, C: Collector>(
         eval(c, *child, instance, ctx, &mut branch);
     }
     branch.take()
+}
+
+/// `allOf` in the keyword loop: every branch, each reported.
+#[inline(always)]
+pub(super) fn each_of<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: I,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for child in c.node_list(span) {
+        check!(ok, col, eval(c, *child, instance, ctx, col));
+    }
+    ok
+}
+
+/// `anyOf` in the keyword loop. Collecting annotations, every branch is evaluated (the
+/// matching ones annotate); otherwise the fail-fast verdict first, and only a failure
+/// evaluates the branches for their errors (or the tagged branch's, see `tagged`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn any_of_reported<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    span: crate::schema::Span,
+    instance: I,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let children = c.node_list(span);
+    let kind = ErrorKind::AnyOf {
+        branches: children.len(),
+    };
+    if C::ANNOTATE {
+        let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
+        return matched > 0 || fail!(col, c, ctx, node, k, kind, causes);
+    }
+    if any_of(c, span, instance, ctx) {
+        return true;
+    }
+    if tagged::report(c, node, k, span, instance, ctx, col) {
+        return false;
+    }
+    fail!(
+        col,
+        c,
+        ctx,
+        node,
+        k,
+        kind,
+        branch_errors(c, children, instance, ctx, col)
+    )
+}
+
+/// `oneOf` in the keyword loop, as `any_of_reported`; the branches' errors are the
+/// causes only when none matched.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn one_of_reported<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    span: crate::schema::Span,
+    instance: I,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let children = c.node_list(span);
+    if C::ANNOTATE {
+        let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
+        let causes = if matched == 0 { causes } else { Vec::new() };
+        let kind = ErrorKind::OneOf {
+            branches: children.len(),
+            matched,
+        };
+        return matched == 1 || fail!(col, c, ctx, node, k, kind, causes);
+    }
+    let matched = one_of_matches(c, span, instance, ctx);
+    if matched == 1 {
+        return true;
+    }
+    if matched == 0 && tagged::report(c, node, k, span, instance, ctx, col) {
+        return false;
+    }
+    let kind = ErrorKind::OneOf {
+        branches: children.len(),
+        matched,
+    };
+    let causes = |col: &C| match matched {
+        0 => branch_errors(c, children, instance, ctx, col),
+        _ => Vec::new(),
+    };
+    fail!(col, c, ctx, node, k, kind, causes(col))
+}
+
+/// `if`/`then`/`else` in the keyword loop: the condition decides which branch is
+/// evaluated; its annotations are kept when it holds (collecting annotations).
+#[inline(always)]
+pub(super) fn if_reported<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    cond: NodeId,
+    then: NodeId,
+    els: NodeId,
+    instance: I,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let next = if C::ANNOTATE {
+        let mut branch = col.branch();
+        if eval(c, cond, instance, ctx, &mut branch) {
+            col.absorb(branch);
+            then
+        } else {
+            els
+        }
+    } else {
+        if then.is_none() && els.is_none() {
+            return true;
+        }
+        if valid_at(c, cond, instance, ctx) {
+            then
+        } else {
+            els
+        }
+    };
+    next.is_none() || eval(c, next, instance, ctx, col)
 }

@@ -23,7 +23,7 @@ pub(super) fn name_valid(c: &Compiled, node: NodeId, key: &str, ctx: Ctx<'_>) ->
             Keyword::MaxLength(max) => max_length(key, max),
             Keyword::MinLength(min) => min_length(key, min),
             Keyword::Enum(span) => c.enum_has_string(span, key),
-            Keyword::Const(i) => matches!(&c.values[i as usize], Value::String(t) if t == key),
+            Keyword::Const(i) => matches!(&c.values[i.index()], Value::String(t) if t == key),
             // What a string cannot fail.
             Keyword::MultipleOf(_)
             | Keyword::Maximum(_)
@@ -75,12 +75,12 @@ pub(super) fn additional_properties<'a, O: crate::flat::Object<'a>, C: Collector
     c: &Compiled,
     node: NodeId,
     k: usize,
-    i: u32,
+    i: crate::schema::AdditionalId,
     o: O,
     ctx: Ctx<'_>,
     col: &mut C,
 ) -> bool {
-    let a = c.additional[i as usize];
+    let a = c.additional[i.index()];
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = c.is_false_schema(a.node);
     let mut ok = true;
@@ -254,4 +254,118 @@ pub(super) fn min_properties<'a, O: crate::flat::Object<'a>>(o: O, min: u64) -> 
 #[inline(always)]
 pub(super) fn max_properties<'a, O: crate::flat::Object<'a>>(o: O, max: u64) -> bool {
     o.len() as u64 <= max
+}
+
+/// `patternProperties`: every key against every pattern, each match's value against its
+/// schema. A pattern that runs out of its backtracking budget fails the keyword.
+#[inline(always)]
+pub(super) fn pattern_properties<'a, O: crate::flat::Object<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    span: crate::schema::Span,
+    o: O,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for (key, _, value) in o.entries() {
+        for &(p, child) in &c.pattern_properties[span.range()] {
+            match c.patterns[p.index()].find_name(key, ctx.budget) {
+                MatchOutcome::NoMatch => continue,
+                MatchOutcome::Match => {
+                    check!(ok, col, eval_at!(c, child, value, ctx, Seg::Key(key), col));
+                }
+                MatchOutcome::BudgetExceeded => {
+                    ok = false;
+                    if C::FAIL_FAST {
+                        return false;
+                    }
+                    let pattern = c.pattern_sources[p.index()].clone();
+                    col.error(
+                        c,
+                        ctx,
+                        node,
+                        k,
+                        Some(Seg::Key(key)),
+                        ErrorKind::PatternBudgetExceeded { pattern },
+                        Vec::new(),
+                    );
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// `propertyNames`: each key, as a string, against the schema (on the reporting paths,
+/// the key's own errors are the causes of one error at the key).
+#[inline(always)]
+pub(super) fn property_names<'a, O: crate::flat::Object<'a>, C: Collector>(
+    c: &Compiled,
+    node: NodeId,
+    k: usize,
+    child: NodeId,
+    o: O,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for key in o.entries().map(|(k, _, _)| k) {
+        if !name_valid(c, child, key, ctx) {
+            ok = false;
+            if C::FAIL_FAST {
+                return false;
+            }
+            let mut branch = col.branch();
+            let path = ctx.path.push(Seg::Key(key));
+            eval_key(
+                c,
+                child,
+                key,
+                Ctx(&Frame {
+                    path: &path,
+                    ..*ctx
+                }),
+                &mut branch,
+            );
+            let causes = branch.take();
+            col.error(
+                c,
+                ctx,
+                node,
+                k,
+                Some(Seg::Key(key)),
+                ErrorKind::PropertyNames,
+                causes,
+            );
+            if col.full() {
+                return false;
+            }
+        }
+    }
+    ok
+}
+
+/// `dependentSchemas`: for each named property the object has, the whole object against
+/// that property's schema.
+#[inline(always)]
+pub(super) fn dependent_schemas<'a, I: Instance<'a>, C: Collector>(
+    c: &Compiled,
+    span: crate::schema::Span,
+    instance: I,
+    o: I::Object,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let mut ok = true;
+    for (name, child) in &c.dependent_schemas[span.range()] {
+        if json::has(o, name.as_ref()) && !eval(c, *child, instance, ctx, col) {
+            ok = false;
+            if C::FAIL_FAST || col.full() {
+                return false;
+            }
+        }
+    }
+    ok
 }

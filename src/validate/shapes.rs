@@ -523,7 +523,7 @@ pub(super) fn deferred_in_order<'a, I: Instance<'a>, C: Collector>(
 #[inline(never)]
 pub(super) fn patterned_walk<'a, O: crate::flat::Object<'a>>(
     c: &Compiled,
-    i: u32,
+    i: crate::schema::AdditionalId,
     names: crate::schema::Names<'_>,
     o: O,
     ctx: Ctx<'_>,
@@ -532,7 +532,7 @@ pub(super) fn patterned_walk<'a, O: crate::flat::Object<'a>>(
     if !ctx.budget.step() {
         return false;
     }
-    let a = c.additional[i as usize];
+    let a = c.additional[i.index()];
     let patterns = &c.pattern_properties[a.patterns.range()];
     let forbidden = c.is_false_schema(a.node);
     let mut met = 0;
@@ -590,14 +590,14 @@ pub(super) fn leaf_one<'a, I: Instance<'a>, C: Collector>(
         }
         (Keyword::Const(i), Kind::String) => {
             let s = instance.as_str().unwrap_or_default();
-            matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+            matches!(&c.values[i.index()], Value::String(t) if crate::names::same(s, t))
         }
         // (Other scalars inline too: `{"const": true}`, `{"const": 2}`.)
         (Keyword::Const(i), Kind::Bool) => {
-            matches!(&c.values[i as usize], Value::Bool(t) if Some(*t) == instance.as_bool())
+            matches!(&c.values[i.index()], Value::Bool(t) if Some(*t) == instance.as_bool())
         }
         (Keyword::Const(i), Kind::Number) => match instance.as_number() {
-            Some(x) => matches!(&c.values[i as usize], Value::Number(y) if json::num_eq(&x, y)),
+            Some(x) => matches!(&c.values[i.index()], Value::Number(y) if json::num_eq(&x, y)),
             None => false,
         },
         (Keyword::MaxLength(max), Kind::String) => {
@@ -657,7 +657,7 @@ pub(super) fn eval_leaf<'a, I: Instance<'a>, C: Collector>(
             }
             (Keyword::Const(i), Kind::String) => {
                 let s = instance.as_str().unwrap_or_default();
-                matches!(&c.values[i as usize], Value::String(t) if crate::names::same(s, t))
+                matches!(&c.values[i.index()], Value::String(t) if crate::names::same(s, t))
             }
             (Keyword::MaxLength(max), Kind::String) => {
                 max_length(instance.as_str().unwrap_or_default(), max)

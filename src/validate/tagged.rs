@@ -35,16 +35,11 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
     let Some(o) = instance.as_object() else {
         return false;
     };
-    let at = c
-        .accel
-        .list_dispatch
-        .get(span.start as usize)
-        .map_or(usize::MAX, |&i| i as usize);
-    let Some(d) = c.accel.dispatches.get(at) else {
+    let Some((d, summary)) = c.dispatch_of(span) else {
         return false;
     };
     let children = c.node_list(span);
-    let found = json::lookup_key_in(o, &d.property, c.accel.dispatch_summaries.get(at));
+    let found = json::lookup_key_in(o, &d.property, summary);
     let mut selected = d
         .filters
         .iter()

@@ -13,7 +13,9 @@
 //! path goes on to that node; the error path evaluates, and reports, the branches.
 
 use crate::json::TypeSet;
-use crate::schema::{Additional, Compiled, Keyword, KeywordName, Node, NodeId, Shape, Span};
+use crate::schema::{
+    Additional, AdditionalId, Compiled, Keyword, KeywordName, Node, NodeId, Shape, Span,
+};
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -98,7 +100,7 @@ fn parts(c: &Compiled, node: NodeId) -> Option<Parts> {
                 }
                 Keyword::Properties(span) => p.walks.push((span, NodeId::NONE)),
                 Keyword::AdditionalProperties(i) => {
-                    let a = c.additional[i as usize];
+                    let a = c.additional[i.index()];
                     if a.patterns.len() > 0 {
                         return None;
                     }
@@ -419,7 +421,7 @@ fn build(c: &mut Compiled, node: NodeId, p: Parts, fusion: &mut Fusion) -> NodeI
                 properties: span,
                 patterns: Span { start: 0, end: 0 },
             });
-            let i = (c.additional.len() - 1) as u32;
+            let i = AdditionalId::new(c.additional.len() - 1);
             keywords.push((Keyword::AdditionalProperties(i), "additionalProperties"));
         }
     }

@@ -58,7 +58,7 @@ pub(super) fn keyword_cost(c: &Compiled, kw: &Keyword, cost: &[u32]) -> u32 {
             }),
         Keyword::AdditionalProperties(i) => {
             // Fused with its siblings `properties` and `patternProperties`.
-            let a = c.additional[i as usize];
+            let a = c.additional[i.index()];
             let declared = c.properties[a.properties.range()]
                 .iter()
                 .fold(0u32, |acc, (_, id)| acc.saturating_add(of(*id)));

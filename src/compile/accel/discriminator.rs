@@ -57,7 +57,7 @@ pub(super) fn declared_properties<'c>(c: &'c Compiled, kw: &Keyword) -> &'c [(Ar
     match *kw {
         Keyword::Properties(span) => &c.properties[span.range()],
         Keyword::AdditionalProperties(i) => {
-            &c.properties[c.additional[i as usize].properties.range()]
+            &c.properties[c.additional[i.index()].properties.range()]
         }
         Keyword::PatternProperties(_)
         | Keyword::PropertyNames(_)
@@ -91,7 +91,7 @@ enum Pin<'c> {
 
 fn pin(c: &Compiled, kw: Keyword) -> Pin<'_> {
     match kw {
-        Keyword::Const(i) => Pin::Values(std::slice::from_ref(&c.values[i as usize])),
+        Keyword::Const(i) => Pin::Values(std::slice::from_ref(&c.values[i.index()])),
         Keyword::Enum(span) => Pin::Values(&c.values[span.range()]),
         Keyword::Ref(t) => Pin::Through(t),
         Keyword::False
@@ -312,7 +312,7 @@ pub(super) fn filter(c: &Compiled, node: NodeId, prop: &str, depth: u32) -> Filt
         let g = match *kw {
             Keyword::False => Filter::Reject,
             Keyword::Type(set) if !set.contains(crate::json::JsonType::Object) => Filter::Reject,
-            Keyword::Const(i) if !c.values[i as usize].is_object() => Filter::Reject,
+            Keyword::Const(i) if !c.values[i.index()].is_object() => Filter::Reject,
             Keyword::Properties(_) | Keyword::AdditionalProperties(_) => {
                 let props = declared_properties(c, kw);
                 match props.binary_search_by(|(n, _)| n.as_ref().cmp(prop)) {
@@ -659,10 +659,7 @@ mod tests {
         let schema = Schema::compile(&schema).unwrap();
         let c = &schema.compiled;
         let span = root_list(c)?;
-        let d = c
-            .accel
-            .dispatches
-            .get(c.accel.list_dispatch[span.start as usize] as usize)?;
+        let (d, _) = c.dispatch_of(span)?;
         Some(d.property.to_string())
     }
 

@@ -190,7 +190,7 @@ pub(super) fn forbids(c: &Compiled, node: NodeId, name: &str, depth: u32) -> boo
             .iter()
             .any(|(n, child)| n.as_ref() == name && c.is_false_schema(*child)),
         Keyword::AdditionalProperties(i) => {
-            let add = c.additional[i as usize];
+            let add = c.additional[i.index()];
             match declared_properties(c, kw)
                 .iter()
                 .find(|(n, _)| n.as_ref() == name)

@@ -32,7 +32,7 @@ pub(super) fn property_tables(c: &mut Compiled, live: &[u32]) {
         for kw in c.keywords_of(NodeId(i as u32)) {
             match *kw {
                 Keyword::Properties(span) => spans.push(span),
-                Keyword::AdditionalProperties(a) => spans.push(c.additional[a as usize].properties),
+                Keyword::AdditionalProperties(a) => spans.push(c.additional[a.index()].properties),
                 Keyword::PatternProperties(_)
                 | Keyword::PropertyNames(_)
                 | Keyword::DependentSchemas(_)

@@ -35,8 +35,8 @@ use unions::*;
 
 use crate::json::{INSTANCE_KINDS, TypeSet};
 use crate::schema::{
-    ArraySpec, Compiled, ENUM_SCAN_LIMIT, Filter, Keyword, NodeId, ObjectSpec, ObjectWalk, Shape,
-    Span,
+    ArraySpec, Compiled, DispatchId, ENUM_SCAN_LIMIT, Filter, Keyword, NodeId, ObjectSpec,
+    ObjectWalk, Shape, Span,
 };
 
 /// Calls `f` with every subschema `node` applies, to the instance or to a part of it,
@@ -56,7 +56,7 @@ fn each_subschema(c: &Compiled, node: NodeId, mut f: impl FnMut(NodeId, bool)) {
                 .iter()
                 .for_each(|p| f(p.1, false)),
             Keyword::AdditionalProperties(i) => {
-                let a = c.additional[i as usize];
+                let a = c.additional[i.index()];
                 f(a.node, false);
                 c.properties[a.properties.range()]
                     .iter()
@@ -166,7 +166,7 @@ pub(crate) fn live_nodes(c: &Compiled, definitions: bool) -> Vec<u32> {
 /// For every `oneOf`/`anyOf` list: its discriminator dispatch, whether it is exclusive
 /// (`oneOf` only), and its branches' presence filters.
 pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
-    c.accel.list_dispatch = vec![u32::MAX; c.node_lists.len()];
+    c.accel.list_dispatch = vec![DispatchId::NONE; c.node_lists.len()];
     c.accel.list_exclusive = vec![false; c.node_lists.len()];
     let mut spans = Vec::new();
     for i in live.iter().map(|&i| i as usize) {
@@ -199,21 +199,21 @@ pub(crate) fn branch_lists(c: &mut Compiled, live: &[u32]) {
         }
         reset_work();
         let at = span.start as usize;
-        if c.accel.list_dispatch[at] == u32::MAX
+        if c.accel.list_dispatch[at] == DispatchId::NONE
             && let Some(d) = build(c, span)
         {
             c.accel.dispatches.push(d);
-            c.accel.list_dispatch[at] = (c.accel.dispatches.len() - 1) as u32;
+            c.accel.list_dispatch[at] = DispatchId::new(c.accel.dispatches.len() - 1);
         }
         if one_of && !c.accel.list_exclusive[at] {
-            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at] as usize);
+            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at].index());
             c.accel.list_exclusive[at] = exclusive(c, span, dispatch);
         }
         if c.accel.list_presence.get(at) != Some(&true) {
             // Not for a branch that requires the dispatch's tag and lists its values: an
             // object the tag admits there was picked by it, its names are most likely
             // there too, and the lookups would be wasted.
-            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at] as usize);
+            let dispatch = c.accel.dispatches.get(c.accel.list_dispatch[at].index());
             let picked_by_tag = |j: usize| {
                 dispatch.is_some_and(|d| {
                     matches!(

@@ -88,7 +88,7 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
             match *kw {
                 Keyword::Properties(span) => spec.names = span,
                 Keyword::AdditionalProperties(a) => {
-                    let add = c.additional[a as usize];
+                    let add = c.additional[a.index()];
                     spec.names = add.properties;
                     // The fail-fast walk need not visit other keys that a schema accepting
                     // anything (`true`, `{}`) covers: MCP's `"additionalProperties": {}`.
@@ -177,7 +177,7 @@ pub(super) fn fuse_required(c: &mut Compiled, live: &[u32]) {
                 Keyword::Required(span) => required = Some(span),
                 Keyword::Properties(span) => walked = Some(span),
                 Keyword::AdditionalProperties(a) => {
-                    walked = Some(c.additional[a as usize].properties)
+                    walked = Some(c.additional[a.index()].properties)
                 }
                 Keyword::False
                 | Keyword::Type(_)

@@ -40,7 +40,7 @@ pub(super) fn presence(
         match *kw {
             Keyword::False => offer(Some(Vec::new())),
             Keyword::Type(set) if !set.contains(Object) => offer(Some(Vec::new())),
-            Keyword::Const(i) if !c.values[i as usize].is_object() => offer(Some(Vec::new())),
+            Keyword::Const(i) if !c.values[i.index()].is_object() => offer(Some(Vec::new())),
             Keyword::Enum(span) if c.values[span.range()].iter().all(|v| !v.is_object()) => {
                 offer(Some(Vec::new()))
             }

@@ -278,7 +278,7 @@ pub(super) fn inferred_types(c: &mut Compiled, live: &[u32]) {
                 Keyword::False => TypeSet::empty(),
                 // A draft-4 `type` not hoisted: left to the keyword.
                 Keyword::Type(t) if !t.relaxed().is_strict() => t.relaxed(),
-                Keyword::Const(v) => TypeSet::of_value(&c.values[v as usize]),
+                Keyword::Const(v) => TypeSet::of_value(&c.values[v.index()]),
                 Keyword::Enum(span) => c.values[span.range()]
                     .iter()
                     .fold(TypeSet::empty(), |a, v| a.union(TypeSet::of_value(v))),
@@ -399,7 +399,7 @@ pub(super) fn plain_objects(c: &mut Compiled, live: &[u32]) {
             // (Not beside `patternProperties`: the patterned walk has no check of names.)
             Keyword::PropertyNames(_) => !body.iter().any(|k| {
                 matches!(*k, Keyword::AdditionalProperties(a)
-                    if c.additional[a as usize].patterns.len() > 0)
+                    if c.additional[a.index()].patterns.len() > 0)
             }),
             Keyword::False
             | Keyword::Type(_)

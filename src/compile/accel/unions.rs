@@ -68,8 +68,8 @@ pub(super) fn literal_values(kw: Keyword) -> Option<Span> {
     match kw {
         Keyword::Enum(span) => Some(span),
         Keyword::Const(i) => Some(Span {
-            start: i,
-            end: i + 1,
+            start: i.index() as u32,
+            end: i.index() as u32 + 1,
         }),
         Keyword::False
         | Keyword::Type(_)
