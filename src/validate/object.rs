@@ -1,5 +1,5 @@
-//! Object keywords: `properties` with `additionalProperties`, `required`, property names,
-//! `minProperties`/`maxProperties`.
+//! Object keywords: `properties` with `additionalProperties`, `patternProperties`,
+//! `propertyNames`, `required`, `dependentSchemas`, `minProperties`/`maxProperties`.
 
 use super::*;
 
