@@ -156,7 +156,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         name: "unknown-format",
         severity: Severity::Warning,
-        reason: "a `format` that no JSON Schema validator knows (such as `uint32`) is silently ignored: the constraint it suggests is never checked",
+        reason: "a `format` the JSON Schema specification does not define (such as `uint32`, which code generators emit) is ignored by most validators and clients: the constraint it suggests goes unchecked",
         example: r##"{"type": "object", "properties": {"n": {"type": "integer", "format": "uint32"}}}"##,
         clean: r##"{"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 4294967295}}}"##,
         fixable: false,
@@ -587,7 +587,7 @@ fn check_subschema(
             pointer::join(at, &["format"]),
             tool,
             format!(
-                "no validator knows the format {:?}: it is never checked",
+                "{:?} is not a JSON Schema format: most validators ignore it, so the constraint it suggests goes unchecked",
                 crate::error::clip(name)
             ),
         );
