@@ -7,7 +7,7 @@
 //! whitespace. Every text the flat parser accepts must give one verdict on both paths;
 //! `validate_json` must report exactly the errors of `validate`, and `evaluate_json` the
 //! errors and annotations of `evaluate`, in the same order when the text's keys are in the
-//! `Value`'s order, as the same items when they are not.
+//! `Value`'s order, as the same items when they are not (at every level of causes).
 //!
 //! ```sh
 //! cd fuzz && cargo +nightly fuzz run -O bytes corpus/bytes seeds/validate -- -max_total_time=180
@@ -148,14 +148,16 @@ fuzz_target!(|input: Input| {
         // The errors: exactly `validate`'s, or the same ones when the keys were reordered.
         let errors = match compiled.validate_json(text.as_bytes()) {
             Ok(()) => Vec::new(),
-            Err(JsonValidationError::Invalid(errors)) => errors.iter().map(debug).collect(),
+            Err(JsonValidationError::Invalid(errors)) => {
+                errors.iter().map(|e| text_of(e, reordered)).collect()
+            }
             Err(JsonValidationError::Malformed(e)) => {
                 panic!("validate_json refuses what is_valid_json read: {e}\n{text}")
             }
         };
         let reference = match compiled.validate(&value) {
             Ok(()) => Vec::new(),
-            Err(errors) => errors.iter().map(debug).collect(),
+            Err(errors) => errors.iter().map(|e| text_of(e, reordered)).collect(),
         };
         assert_eq!(
             errors.is_empty(),
@@ -172,8 +174,8 @@ fuzz_target!(|input: Input| {
             .expect("evaluate_json reads what is_valid_json read");
         let evaluation = compiled.evaluate(&value);
         assert_eq!(
-            ordered(items(&evaluated), reordered),
-            ordered(items(&evaluation), reordered),
+            ordered(items(&evaluated, reordered), reordered),
+            ordered(items(&evaluation, reordered), reordered),
             "evaluate_json differs (shortcuts {shortcuts}) on {text}\nschema {schema}"
         );
         if !reordered {
@@ -186,9 +188,28 @@ fn debug(e: &toolschema::ValidationError) -> String {
     format!("{e:?}")
 }
 
+/// An error as text: as `Debug` prints it, or, when the text's key order was not the
+/// `Value`'s, with its causes (which follow the instance's key order) sorted at every
+/// level.
+fn text_of(e: &toolschema::ValidationError, reordered: bool) -> String {
+    if !reordered {
+        return debug(e);
+    }
+    let mut causes: Vec<String> = e.causes().iter().map(|c| text_of(c, true)).collect();
+    causes.sort();
+    format!(
+        "{:?} {:?} {:?} {:?} [{}]",
+        e.instance_location(),
+        e.keyword_location(),
+        e.absolute_keyword_location(),
+        e.kind(),
+        causes.join(", ")
+    )
+}
+
 /// An evaluation's errors and annotations, as text.
-fn items(e: &Evaluation) -> Vec<String> {
-    let mut out: Vec<String> = e.errors().iter().map(debug).collect();
+fn items(e: &Evaluation, reordered: bool) -> Vec<String> {
+    let mut out: Vec<String> = e.errors().iter().map(|e| text_of(e, reordered)).collect();
     out.extend(e.annotations().iter().map(|a| format!("{a:?}")));
     out
 }
