@@ -1,7 +1,7 @@
 //! Arbitrary bytes through `flat::Document::parse` and `serde_json::from_slice::<Value>`:
 //! no panic; both accept or both refuse; when both accept, the values agree through
 //! `flat::Instance` (kinds, JSON types, number forms and bits, strings, lengths, every key
-//! found by name and summary) and `flat::equal` holds between them. One `Document` is
+//! found by name and summary, both ways) and `flat::equal` holds between them. One `Document` is
 //! reused across runs, as a server reuses it.
 //!
 //! ```text
@@ -33,7 +33,14 @@ fn agree<'a, 'b, A: Instance<'a>, B: Instance<'b>>(a: A, b: B) -> Result<(), Str
             .ok_or_else(|| "bool".into()),
         Kind::Number => {
             let form = |n: Option<serde_json::Number>| {
-                n.map(|n| (n.as_u64(), n.as_i64(), n.is_f64(), n.as_f64().map(f64::to_bits)))
+                n.map(|n| {
+                    (
+                        n.as_u64(),
+                        n.as_i64(),
+                        n.is_f64(),
+                        n.as_f64().map(f64::to_bits),
+                    )
+                })
             };
             let (x, y) = (form(a.as_number()), form(b.as_number()));
             (x == y)
@@ -86,11 +93,26 @@ fuzz_target!(|data: &[u8]| {
                 if let Err(e) = agree(root, value) {
                     panic!("values differ ({e}) on {:?}", String::from_utf8_lossy(data));
                 }
-                assert!(flat::equal(root, value), "not equal: {:?}", String::from_utf8_lossy(data));
+                // (And the other way: each of the `Value`'s keys looked up in the flat
+                // object, by scan or, in a large one, through its sorted index.)
+                if let Err(e) = agree(value, root) {
+                    panic!("values differ ({e}) on {:?}", String::from_utf8_lossy(data));
+                }
+                assert!(
+                    flat::equal(root, value),
+                    "not equal: {:?}",
+                    String::from_utf8_lossy(data)
+                );
             }
             (Err(_), Err(_)) => {}
-            (Ok(_), Err(e)) => panic!("serde_json refuses ({e}), flat accepts: {:?}", String::from_utf8_lossy(data)),
-            (Err(e), Ok(_)) => panic!("flat refuses ({e}), serde_json accepts: {:?}", String::from_utf8_lossy(data)),
+            (Ok(_), Err(e)) => panic!(
+                "serde_json refuses ({e}), flat accepts: {:?}",
+                String::from_utf8_lossy(data)
+            ),
+            (Err(e), Ok(_)) => panic!(
+                "flat refuses ({e}), serde_json accepts: {:?}",
+                String::from_utf8_lossy(data)
+            ),
         }
         if let Err(e) = &ours {
             assert!(e.offset <= data.len(), "offset past the end");
