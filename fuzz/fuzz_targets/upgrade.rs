@@ -145,7 +145,7 @@ fuzz_target!(|input: Input| {
         _ => Draft::Draft201909,
     };
     let runs = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
-    if runs % 100_000 == 0 {
+    if runs.is_multiple_of(100_000) {
         eprintln!(
             "upgrade: {runs} runs, {} compared, {} refused, {} originals not compiled",
             COMPARED.load(Ordering::Relaxed),
