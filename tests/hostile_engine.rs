@@ -361,6 +361,71 @@ fn property_name_tables_resist_collisions() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
+/// Class: names looked up one by one in a large object read from text. `required` and
+/// `dependentRequired` look each listed name up in the instance; in a flat object that was a
+/// scan, so 60,000 names against 60,000 keys (names of one summary) cost 3.6 billion
+/// comparisons on the paths that validate from text (`is_valid_json`, the CLI). Large flat
+/// objects are now searched through a sorted index: the CLI answers under the CPU cap.
+#[test]
+fn listed_names_in_large_objects_cost_no_quadratic_time() {
+    let name = |i: usize| format!("head-of-{i:09}-tail-end");
+    let names: Vec<String> = (0..60_000).map(name).collect();
+    let dependent: serde_json::Map<String, Value> = names[..20_000]
+        .iter()
+        .map(|n| (n.clone(), json!([names[0]])))
+        .collect();
+    let schema = json!({ "required": names, "dependentRequired": dependent });
+    let mut keys: serde_json::Map<String, Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), json!(i)))
+        .collect();
+    let good = Value::Object(keys.clone()).to_string();
+    keys.remove(&name(59_999));
+    let bad = Value::Object(keys).to_string();
+    for shortcuts in [true, false] {
+        let compiled = Options::default()
+            .shortcuts(shortcuts)
+            .compile(&schema)
+            .unwrap();
+        assert_eq!(
+            compiled.is_valid_json(good.as_bytes()),
+            Ok(true),
+            "{shortcuts}"
+        );
+        assert_eq!(
+            compiled.is_valid_json(bad.as_bytes()),
+            Ok(false),
+            "{shortcuts}"
+        );
+    }
+    let schema_path = temp("listed-schema.json", &schema.to_string());
+    let good_path = temp("listed-good.json", &good);
+    let bad_path = temp("listed-bad.json", &bad);
+    let args = |instance: &PathBuf| {
+        [
+            "validate".to_string(),
+            "--schema".to_string(),
+            schema_path.to_str().unwrap().to_string(),
+            instance.to_str().unwrap().to_string(),
+        ]
+    };
+    let run = |instance: &PathBuf| {
+        let args = args(instance);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        capped(8, &args, "")
+    };
+    let out = run(&good_path);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run(&bad_path);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("000059999"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// A 24-byte ASCII name whose signature (`names::signature`, unkeyed) falls in `slot` of
 /// any name table of up to 2^24 slots: the signature picked, then `names::mix` and
 /// `names::summary` inverted, retried (`salt`) until the head is ASCII. Each call gives
