@@ -490,3 +490,80 @@ fn pointer_fragments_in_older_ids_are_no_identifiers() {
         }
     }
 }
+
+/// CPU time this thread has used (user and system), from `/proc/thread-self/stat`.
+fn thread_cpu() -> std::time::Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("Linux /proc");
+    // After the command name (in parentheses): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // Clock ticks are 1/100 s on Linux.
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+#[test]
+fn many_claimants_and_many_references_are_bounded() {
+    // 20,000 different claimants of one URI and 20,000 references to distinct pointers
+    // under it: looking every claimant up for every reference is 400 million lookups
+    // (minutes); the compiler stops at its bound with a clear error. A generous CPU-time
+    // cap on this thread, not a timing.
+    let n = 20_000;
+    let mut defs = serde_json::Map::new();
+    let big: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("k{i}"), json!({"type": "integer"})))
+        .collect();
+    defs.insert(
+        "a_big".into(),
+        json!({"$id": "https://e.com/a", "definitions": big}),
+    );
+    for i in 0..n {
+        defs.insert(
+            format!("c{i}"),
+            json!({"$id": "https://e.com/a", "title": format!("c{i}")}),
+        );
+    }
+    let properties: serde_json::Map<String, Value> = (0..n)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"$ref": format!("https://e.com/a#/definitions/k{i}")}),
+            )
+        })
+        .collect();
+    let schema = json!({"$defs": defs, "properties": properties});
+    let options = Options::new().limits(toolschema::Limits::none());
+    let start = thread_cpu();
+    let e = options.compile(&schema).map(|_| ()).unwrap_err();
+    let spent = thread_cpu() - start;
+    assert_eq!(e.kind(), SchemaErrorKind::DuplicateIdentifier, "{e}");
+    assert!(e.message().contains("too many subschemas"), "{e}");
+    assert!(
+        spent < std::time::Duration::from_secs(20),
+        "{spent:?} of CPU to refuse it"
+    );
+    // A hundred identical copies and a thousand references to them compile.
+    let mut defs = serde_json::Map::new();
+    let big: serde_json::Map<String, Value> = (0..1000)
+        .map(|i| (format!("k{i}"), json!({"minimum": i})))
+        .collect();
+    for i in 0..100 {
+        defs.insert(
+            format!("c{i}"),
+            json!({"$id": "https://e.com/a", "definitions": big}),
+        );
+    }
+    let properties: serde_json::Map<String, Value> = (0..1000)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"$ref": format!("https://e.com/a#/definitions/k{i}")}),
+            )
+        })
+        .collect();
+    let schema = json!({"$defs": defs, "properties": properties});
+    let both = compile_with(&Options::new().limits(toolschema::Limits::none()), &schema)
+        .unwrap_or_else(|e| panic!("{e}"));
+    check(&both, &json!({"p7": 7, "p999": 999}), true);
+    check(&both, &json!({"p7": 6}), false);
+}

@@ -9,6 +9,13 @@
 
 use super::*;
 
+/// The most claimants the compiler looks at, in all, to resolve and check references to
+/// URIs and anchors claimed more than once: a schema of thousands of claimants and
+/// thousands of references to them would otherwise cost their product. Legitimate
+/// schemas stay far below (a hundred claimants of one URI with a thousand distinct
+/// references to it look at 100,000).
+pub(super) const MAX_CLAIMANT_LOOKUPS: usize = 1_000_000;
+
 /// A URI or anchor claimed more than once that the compile accepted (for `lint`).
 #[derive(Debug, Clone)]
 pub(crate) struct Duplicate {
@@ -34,6 +41,27 @@ struct Candidate<'a> {
 }
 
 impl<'a> Compiler<'a> {
+    /// Counts `n` more claimants looked at; past [`MAX_CLAIMANT_LOOKUPS`], the schema is
+    /// refused at the location `what` gives (with what is claimed).
+    pub(super) fn count_claimant_lookups(
+        &mut self,
+        n: usize,
+        what: impl FnOnce(&Self) -> (String, String),
+    ) -> Result<(), SchemaError> {
+        self.claimant_lookups = self.claimant_lookups.saturating_add(n);
+        if self.claimant_lookups <= MAX_CLAIMANT_LOOKUPS {
+            return Ok(());
+        }
+        let (at, claimed) = what(self);
+        Err(SchemaError::new(
+            SchemaErrorKind::DuplicateIdentifier,
+            at,
+            format!(
+                "{claimed} is claimed by too many subschemas for the references to it to be checked (past {MAX_CLAIMANT_LOOKUPS} claimants looked at in all); give each its own $id or anchor"
+            ),
+        ))
+    }
+
     /// Refuses every reference that could reach two different subschemas through a URI
     /// or anchor claimed more than once, naming both; and a `$dynamicAnchor` defined
     /// twice in one resource with different subschemas when a `$dynamicRef` names it.
@@ -47,10 +75,19 @@ impl<'a> Compiler<'a> {
         refs.sort_unstable_by_key(|&(reference, base, at, keyword)| {
             (at.index(), keyword, reference, base.index())
         });
+        // (What a reference can reach depends on its URI and fragment alone.)
+        let mut checked: ahash::AHashSet<(String, String)> = ahash::AHashSet::new();
         for (reference, base, at, keyword) in refs {
-            let Some((what, candidates)) = self.candidates(reference, base) else {
+            let Some((what, candidates, examined)) = self.candidates(reference, base, &mut checked)
+            else {
                 continue;
             };
+            self.count_claimant_lookups(examined, |c| {
+                (
+                    pointer::join(c.out.pointer_of(at), &[keyword]),
+                    what.clone(),
+                )
+            })?;
             let Some((first, rest)) = candidates.split_first() else {
                 continue;
             };
@@ -87,6 +124,13 @@ impl<'a> Compiler<'a> {
             if !self.out.dynamic_refs.iter().any(|d| d.anchor == Some(id)) {
                 continue;
             }
+            self.count_claimant_lookups(nodes.len(), |c| {
+                let at = c.out.pointer_of(nodes[0]);
+                (
+                    pointer::join(at, &["$dynamicAnchor"]),
+                    format!("the $dynamicAnchor {name:?}"),
+                )
+            })?;
             let candidates: Vec<Candidate<'a>> = nodes
                 .iter()
                 .filter_map(|&n| self.node_candidate(n))
@@ -110,13 +154,16 @@ impl<'a> Compiler<'a> {
     }
 
     /// Every subschema `reference` (from `base`) could reach when its URI or anchor is
-    /// claimed more than once (with how to name what is claimed); `None` when only one
-    /// thing can answer it.
+    /// claimed more than once (with how to name what is claimed, and how many claimants
+    /// and candidates were looked at); `None` when only one
+    /// thing can answer it, or when the URI and fragment it names are in `checked`
+    /// already (they are added).
     fn candidates(
         &mut self,
         reference: &str,
         base: BaseId,
-    ) -> Option<(String, Vec<Candidate<'a>>)> {
+        checked: &mut ahash::AHashSet<(String, String)>,
+    ) -> Option<(String, Vec<Candidate<'a>>, usize)> {
         let base_uri = self.bases[base.index()].clone();
         let full;
         let (resource_uri, fragment) = match uri::plain_fragment(reference, &base_uri) {
@@ -139,6 +186,11 @@ impl<'a> Compiler<'a> {
                 .map(|all| all.iter().map(|&(n, _)| n).collect::<Vec<_>>())
         };
         if claimants.len() == 1 && (is_pointer || repeated_anchor(self, first).is_none()) {
+            return None;
+        }
+        // A reference whose candidates were checked already (from another base, in other
+        // words) costs nothing more.
+        if !checked.insert((resource_uri.to_string(), fragment.clone())) {
             return None;
         }
         let mut out = Vec::new();
@@ -171,7 +223,8 @@ impl<'a> Compiler<'a> {
             (false, true) => format!("the URI {resource_uri:?} (with its anchor {fragment:?})"),
             (false, false) => format!("the anchor {fragment:?}"),
         };
-        Some((what, out))
+        let examined = claimants.len() + out.len();
+        Some((what, out, examined))
     }
 
     /// A compiled node as a candidate.

@@ -219,6 +219,9 @@ struct Compiler<'a> {
     task_pointer: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
     location_bytes: usize,
+    /// Claimants looked at so far to resolve and check references to URIs and anchors
+    /// claimed more than once (bounded by [`duplicates::MAX_CLAIMANT_LOOKUPS`]).
+    claimant_lookups: usize,
 }
 
 /// Under any caps, the node locations a schema keeps may add up to this much: a long key
@@ -330,6 +333,7 @@ impl<'a> Compiler<'a> {
             hasher,
             task_pointer: String::with_capacity(128),
             location_bytes: 0,
+            claimant_lookups: 0,
         })
     }
 

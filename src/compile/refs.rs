@@ -102,6 +102,12 @@ impl<'a> Compiler<'a> {
             false => self.claimants.get(resource_uri).map_or(1, Vec::len),
         };
         for i in 0..count {
+            if count > 1 {
+                self.count_claimant_lookups(1, |c| {
+                    let at = pointer::join(c.out.pointer_of(r.at), &[r.keyword]);
+                    (at, format!("the URI {resource_uri:?}"))
+                })?;
+            }
             let claimant = match self.claimants.get(resource_uri) {
                 Some(all) => all[i],
                 None => resource,
