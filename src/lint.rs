@@ -98,6 +98,14 @@ pub const RULES: &[Rule] = &[
         fixable: false,
     },
     Rule {
+        name: "duplicate-id",
+        severity: Severity::Warning,
+        reason: "two subschemas claim one `$id` URI or one anchor in a resource: accepted here when they are the same subschema or no reference reaches them, but the specification lets validators refuse the schema, and some do",
+        example: r##"{"type": "object", "properties": {"a": {"$id": "https://example.com/n", "type": "number"}, "b": {"$id": "https://example.com/n", "type": "number"}}}"##,
+        clean: r##"{"type": "object", "properties": {"a": {"$id": "https://example.com/n", "type": "number"}, "b": {"$id": "https://example.com/m", "type": "number"}}}"##,
+        fixable: false,
+    },
+    Rule {
         name: "input-root-not-object",
         severity: Severity::Error,
         reason: "a tool's inputSchema must have `\"type\": \"object\"` at its root: arguments are always an object, and clients refuse other roots",
@@ -399,8 +407,28 @@ fn lint_schema_at(
             v.message().to_string(),
         );
     }
-    match Options::new().compile(schema) {
-        Ok(_) => {}
+    let mut duplicates = Vec::new();
+    match crate::compile::compile_noting(schema, &Options::new(), Some(&mut duplicates)) {
+        Ok(_) => {
+            for d in duplicates {
+                let Some(location) = d.location else { continue };
+                let accepted = if d.identical {
+                    "the same subschema twice"
+                } else {
+                    "different subschemas, which no reference reaches"
+                };
+                push(
+                    out,
+                    "duplicate-id",
+                    format!("{at}{location}"),
+                    tool,
+                    format!(
+                        "{} is claimed at {} and at {}: {accepted} (accepted; other validators may refuse the schema)",
+                        d.what, d.first, d.other
+                    ),
+                );
+            }
+        }
         Err(e)
             if matches!(
                 e.kind(),

@@ -535,16 +535,17 @@ fn exotic_ids() {
             );
             assert_eq!(e.kind(), SchemaErrorKind::InvalidKeyword, "{e}");
 
-            // Duplicates are compile errors.
+            // Duplicates a reference could tell apart are compile errors (those it
+            // cannot are accepted: tests/duplicate_ids.rs).
             let dup_id = json!({"$defs": {
                 "a": {"$id": "https://example.com/same"},
-                "b": {"$id": "https://example.com/same"}
-            }});
+                "b": {"$id": "https://example.com/same", "type": "null"}
+            }, "$ref": "https://example.com/same"});
             assert_eq!(
                 compile_err(&Options::new(), &dup_id).kind(),
                 SchemaErrorKind::DuplicateIdentifier
             );
-            let dup_anchor = json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}});
+            let dup_anchor = json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x", "type": "null"}}, "$ref": "#x"});
             assert_eq!(
                 compile_err(&Options::new(), &dup_anchor).kind(),
                 SchemaErrorKind::DuplicateIdentifier

@@ -134,16 +134,16 @@ fn cases() -> Vec<Case> {
         ),
         c(json!({"not": {"$ref": "#"}}), ReferenceCycle, "", "cycle"),
         c(
-            json!({"$defs": {"a": {"$id": "https://x.com/a"}, "b": {"$id": "https://x.com/a"}}}),
+            json!({"$defs": {"a": {"$id": "https://x.com/a"}, "b": {"$id": "https://x.com/a", "type": "null"}}, "properties": {"p": {"$ref": "https://x.com/a"}}}),
             DuplicateIdentifier,
-            "",
-            "more than one",
+            "/properties/p/$ref",
+            "could reach two different subschemas",
         ),
         c(
-            json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}}),
+            json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x", "type": "null"}}, "$ref": "#x"}),
             DuplicateIdentifier,
-            "",
-            "more than once",
+            "/$ref",
+            "could reach two different subschemas",
         ),
         c(
             json!({"$schema": "https://example.com/my-dialect"}),

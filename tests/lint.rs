@@ -92,6 +92,68 @@ fn locations_and_messages() {
 }
 
 #[test]
+fn duplicate_ids_are_warned_naming_both_locations() {
+    let duplicates = |doc: &Value| -> Vec<toolschema::lint::Finding> {
+        lint(doc)
+            .into_iter()
+            .filter(|f| f.rule == "duplicate-id")
+            .collect()
+    };
+    let claimant = |t: &str| json!({"$id": "https://e.com/a", "type": t});
+    // The same subschema twice, reached by a reference: accepted, warned.
+    let same = json!({"type": "object", "properties": {
+        "a": claimant("number"), "b": claimant("number"), "c": {"$ref": "https://e.com/a"}
+    }});
+    // Different subschemas no reference reaches: accepted, warned.
+    let unreached =
+        json!({"type": "object", "properties": {"a": claimant("number"), "b": claimant("string")}});
+    // A repeated anchor.
+    let anchors =
+        json!({"type": "object", "$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}});
+    for (doc, what, why) in [
+        (
+            &same,
+            "the URI \"https://e.com/a\"",
+            "the same subschema twice",
+        ),
+        (
+            &unreached,
+            "the URI \"https://e.com/a\"",
+            "no reference reaches",
+        ),
+        (&anchors, "the anchor \"x\"", "the same subschema twice"),
+    ] {
+        let found = duplicates(doc);
+        assert_eq!(found.len(), 1, "{doc}: {found:?}");
+        let f = &found[0];
+        assert_eq!(f.severity, toolschema::lint::Severity::Warning);
+        let (a, b) = if what.contains("anchor") {
+            ("/$defs/a", "/$defs/b")
+        } else {
+            ("/properties/a", "/properties/b")
+        };
+        assert!(f.location == a || f.location == b, "{f}");
+        for needle in [what, why, &format!("{a:?}"), &format!("{b:?}")] {
+            assert!(f.message.contains(needle), "{f} lacks {needle}");
+        }
+        // In a tool, under its input schema.
+        let tool = json!({"name": "t", "inputSchema": doc});
+        let in_tool = duplicates(&tool);
+        assert_eq!(in_tool.len(), 1, "{in_tool:?}");
+        assert_eq!(in_tool[0].location, format!("/inputSchema{}", f.location));
+    }
+    // Refused (a reference reaches two different subschemas): an error, not this warning.
+    let reached = json!({"type": "object", "properties": {
+        "a": claimant("number"), "b": claimant("string"), "c": {"$ref": "https://e.com/a"}
+    }});
+    assert!(duplicates(&reached).is_empty());
+    assert!(rules_of(&reached).contains(&"schema-does-not-compile"));
+    // No duplicate, no warning.
+    let distinct = json!({"type": "object", "properties": {"a": claimant("number")}});
+    assert!(duplicates(&distinct).is_empty());
+}
+
+#[test]
 fn tool_lists_in_both_shapes() {
     let tools = json!([
         {"name": "ok", "inputSchema": {"type": "object"}},

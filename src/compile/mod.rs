@@ -9,6 +9,7 @@ mod applicators;
 mod caps;
 mod cycles;
 pub(crate) mod dialect;
+mod duplicates;
 mod keys;
 mod keywords;
 pub(crate) mod pointer;
@@ -22,6 +23,7 @@ use crate::pattern::Pattern;
 use crate::schema::*;
 use ahash::AHashMap;
 use dialect::{Dialect, vocab};
+pub(crate) use duplicates::Duplicate;
 use hashbrown::HashTable;
 use keys::{Keys, Kw};
 use serde_json::{Number, Value};
@@ -29,11 +31,27 @@ use std::sync::Arc;
 
 /// Compiles `root` under `options`.
 pub(crate) fn compile(root: &Value, options: &Options) -> Result<Compiled, SchemaError> {
+    compile_noting(root, options, None)
+}
+
+/// `compile`, also listing in `notes` the URIs and anchors claimed more than once that
+/// the compile accepted (for `lint`).
+pub(crate) fn compile_noting(
+    root: &Value,
+    options: &Options,
+    notes: Option<&mut Vec<Duplicate>>,
+) -> Result<Compiled, SchemaError> {
     let size = caps::check(root, &options.limits)?;
     let mut c = Compiler::new(root, options)?;
     c.reserve(size);
     let root_id = c.load_root()?;
     c.run()?;
+    if !c.claimants.is_empty() || !c.anchor_claimants.is_empty() {
+        c.check_duplicates()?;
+        if let Some(notes) = notes {
+            *notes = c.duplicate_notes();
+        }
+    }
     c.out.root = root_id;
     // (The reference configuration resolves every dynamic reference at run time, but the
     // cycle check judges the statically resolved ones alike in both configurations.)
@@ -180,8 +198,15 @@ struct Compiler<'a> {
     /// The base URIs met so far (one per document and per `$id`), see [`BaseId`].
     bases: Vec<Arc<str>>,
     /// Resolved references by their text and base, since a schema names the same
-    /// definitions over and over.
-    resolved: AHashMap<(&'a str, BaseId), NodeId>,
+    /// definitions over and over; with the first place each stands (node and keyword),
+    /// for the check of references to a URI or anchor claimed more than once.
+    resolved: AHashMap<(&'a str, BaseId), (NodeId, NodeId, &'static str)>,
+    /// URIs claimed by more than one resource: every claimant, in the order met (the
+    /// first is the one `resource_by_uri` holds). Empty for almost every schema.
+    claimants: AHashMap<Arc<str>, Vec<u32>>,
+    /// Plain-name anchors defined more than once in one resource: every claimant (node,
+    /// dynamic), in the order met (the first is the one `anchors` holds).
+    anchor_claimants: AHashMap<(u32, String), Vec<(NodeId, bool)>>,
     pattern_cache: AHashMap<String, PatternId>,
     /// How many definitions (`$defs`/`definitions` members) were compiled.
     definitions: usize,
@@ -194,6 +219,9 @@ struct Compiler<'a> {
     task_pointer: String,
     /// Bytes of JSON pointers kept for the nodes so far (each node keeps its location).
     location_bytes: usize,
+    /// Claimants looked at so far to resolve and check references to URIs and anchors
+    /// claimed more than once (bounded by [`duplicates::MAX_CLAIMANT_LOOKUPS`]).
+    claimant_lookups: usize,
 }
 
 /// Under any caps, the node locations a schema keeps may add up to this much: a long key
@@ -296,6 +324,8 @@ impl<'a> Compiler<'a> {
             pending: Vec::new(),
             bases: Vec::new(),
             resolved: AHashMap::with_hasher(hasher.clone()),
+            claimants: AHashMap::with_hasher(hasher.clone()),
+            anchor_claimants: AHashMap::with_hasher(hasher.clone()),
             pattern_cache: AHashMap::with_hasher(hasher.clone()),
             definitions: 0,
             conditions: false,
@@ -303,6 +333,7 @@ impl<'a> Compiler<'a> {
             hasher,
             task_pointer: String::with_capacity(128),
             location_bytes: 0,
+            claimant_lookups: 0,
         })
     }
 
@@ -484,7 +515,7 @@ impl<'a> Compiler<'a> {
             let mut progressed = false;
             for r in pending {
                 let key = (r.reference, r.base);
-                let known = self.resolved.get(&key).copied();
+                let known = self.resolved.get(&key).map(|&(target, _, _)| target);
                 let target = match known {
                     Some(target) => Some(target),
                     None => self.resolve(&r)?,
@@ -492,7 +523,7 @@ impl<'a> Compiler<'a> {
                 match target {
                     Some(target) => {
                         progressed = true;
-                        self.resolved.insert(key, target);
+                        self.resolved.insert(key, (target, r.at, r.keyword));
                         self.patch(r.slot, target)
                     }
                     None => self.pending.push(r),
@@ -528,9 +559,9 @@ impl<'a> Compiler<'a> {
         let value = task.value;
         let start = self.out.keywords.len() as u32;
         match value {
-            Value::Bool(true) => task.resource = self.ensure_resource(task)?,
+            Value::Bool(true) => task.resource = self.ensure_resource(task),
             Value::Bool(false) => {
-                task.resource = self.ensure_resource(task)?;
+                task.resource = self.ensure_resource(task);
                 self.push_keyword(Keyword::False, "false");
             }
             Value::Object(map) => {

@@ -71,70 +71,121 @@ impl<'a> Compiler<'a> {
                 ),
             ));
         };
+        // A registered document under a URI an embedded `$id` claims as well: it is a
+        // claimant too (which of them the reference reaches is checked once all are known).
+        if self.docs.len() > 1
+            && let Some(doc) = self
+                .docs
+                .iter()
+                .position(|d| !d.loaded && *d.uri == *resource_uri)
+        {
+            self.load_doc(DocId::new(doc))?;
+            return Ok(None);
+        }
         let fragment = pointer::percent_decode(fragment).ok_or_else(|| {
             self.unresolved(
                 r,
                 format!("{:?} has a malformed percent-escape", r.reference),
             )
         })?;
-        if fragment.is_empty() || fragment.starts_with('/') {
-            if !pointer::is_valid(&fragment) {
-                return Err(
-                    self.unresolved(r, format!("{:?} is not a valid JSON pointer", r.reference))
-                );
-            }
-            let rm = &self.resource_meta[resource as usize];
-            let doc = rm.doc;
-            let location = if rm.pointer.is_empty() {
-                fragment
-            } else {
-                std::borrow::Cow::Owned(format!("{}{}", rm.pointer, fragment))
-            };
-            if let Some(id) = self.node_at(doc, &location) {
-                return Ok(Some(id));
-            }
-            let doc_value: &'a Value = self.docs[doc.index()].value;
-            let Some(target) = pointer::resolve(doc_value, &location) else {
-                return Err(self.unresolved(r, format!("{:?} resolves to nothing", r.reference)));
-            };
-            // A location no keyword walk reached (under an unknown keyword, say): compile it
-            // with the base and dialect of its nearest compiled ancestor.
-            let mut ancestor = pointer::parent(&location);
-            let meta = loop {
-                match ancestor {
-                    Some(p) => {
-                        if let Some(id) = self.node_at(doc, p) {
-                            break self.meta[id.index()];
-                        }
-                        ancestor = pointer::parent(p);
-                    }
-                    None => {
-                        break NodeMeta {
-                            base: self.new_base(self.out.resources[resource as usize].uri.clone()),
-                            resource,
-                            dialect: Dialect::standard(self.options.default_draft),
-                        };
-                    }
-                }
-            };
-            return Ok(Some(self.mint(
-                doc,
-                target,
-                &location,
-                meta.base,
-                meta.resource,
-                meta.dialect,
-            )));
+        let is_pointer = fragment.is_empty() || fragment.starts_with('/');
+        if is_pointer && !pointer::is_valid(&fragment) {
+            return Err(
+                self.unresolved(r, format!("{:?} is not a valid JSON pointer", r.reference))
+            );
         }
-        match self.anchors.get(&(resource, fragment.to_string())) {
-            Some(&(id, _)) => Ok(Some(id)),
-            None => Err(self.unresolved(
-                r,
+        // Every resource claiming the URI, in the order met: the first where the fragment
+        // names something is the target (`check_duplicates` refuses the reference later if
+        // another claimant names a different subschema there).
+        let count = match self.claimants.is_empty() {
+            true => 1,
+            false => self.claimants.get(resource_uri).map_or(1, Vec::len),
+        };
+        for i in 0..count {
+            if count > 1 {
+                self.count_claimant_lookups(1, |c| {
+                    let at = pointer::join(c.out.pointer_of(r.at), &[r.keyword]);
+                    (at, format!("the URI {resource_uri:?}"))
+                })?;
+            }
+            let claimant = match self.claimants.get(resource_uri) {
+                Some(all) => all[i],
+                None => resource,
+            };
+            let found = if is_pointer {
+                self.pointer_target(claimant, &fragment)
+            } else {
+                self.anchors
+                    .get(&(claimant, fragment.to_string()))
+                    .map(|&(id, _)| id)
+            };
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Err(self.unresolved(
+            r,
+            if is_pointer {
+                format!("{:?} resolves to nothing", r.reference)
+            } else {
                 format!(
                     "{:?} resolves to nothing: no anchor {fragment:?}",
                     r.reference
-                ),
-            )),
+                )
+            },
+        ))
+    }
+
+    /// The node at a JSON pointer within a resource, minted if no keyword walk reached it
+    /// (under an unknown keyword, say); `None` when the resource has no such location.
+    fn pointer_target(&mut self, resource: u32, fragment: &str) -> Option<NodeId> {
+        let rm = &self.resource_meta[resource as usize];
+        let doc = rm.doc;
+        let location = if rm.pointer.is_empty() {
+            std::borrow::Cow::Borrowed(fragment)
+        } else {
+            std::borrow::Cow::Owned(format!("{}{}", rm.pointer, fragment))
+        };
+        if let Some(id) = self.node_at(doc, &location) {
+            return Some(id);
+        }
+        let doc_value: &'a Value = self.docs[doc.index()].value;
+        let target = pointer::resolve(doc_value, &location)?;
+        // Compile it with the base and dialect of its nearest compiled ancestor.
+        let meta = self.context_at(doc, &location, resource);
+        Some(self.mint(
+            doc,
+            target,
+            &location,
+            meta.base,
+            meta.resource,
+            meta.dialect,
+        ))
+    }
+
+    /// The context a location of `doc` (in `resource`) is compiled in: its node's, or its
+    /// nearest compiled ancestor's, or the resource's URI under the default dialect.
+    pub(super) fn context_at(&mut self, doc: DocId, location: &str, resource: u32) -> NodeMeta {
+        if let Some(id) = self.node_at(doc, location) {
+            return self.meta[id.index()];
+        }
+        let mut ancestor = pointer::parent(location);
+        loop {
+            match ancestor {
+                Some(p) => {
+                    if let Some(id) = self.node_at(doc, p) {
+                        return self.meta[id.index()];
+                    }
+                    ancestor = pointer::parent(p);
+                }
+                None => {
+                    return NodeMeta {
+                        base: self.new_base(self.out.resources[resource as usize].uri.clone()),
+                        resource,
+                        dialect: Dialect::standard(self.options.default_draft),
+                    };
+                }
+            }
         }
     }
 
@@ -143,20 +194,11 @@ impl<'a> Compiler<'a> {
         *self.anchor_names.entry(name.to_string()).or_insert(next)
     }
 
-    pub(super) fn new_resource(
-        &mut self,
-        uri: Arc<str>,
-        doc: DocId,
-        ptr: &str,
-        location: &str,
-    ) -> Result<u32, SchemaError> {
-        if self.resource_by_uri.contains_key(&*uri) {
-            return Err(SchemaError::new(
-                SchemaErrorKind::DuplicateIdentifier,
-                location.to_string(),
-                format!("the URI {uri:?} is claimed by more than one schema resource"),
-            ));
-        }
+    /// A new resource named `uri`. A URI already claimed gets a resource all the same
+    /// (each claimant is compiled in place as what it is), listed among the URI's
+    /// claimants: only a reference that could reach two different subschemas through it
+    /// is refused (`check_duplicates`).
+    pub(super) fn new_resource(&mut self, uri: Arc<str>, doc: DocId, ptr: &str) -> u32 {
         let idx = self.out.resources.len() as u32;
         self.out.resources.push(Resource {
             uri: uri.clone(),
@@ -172,18 +214,32 @@ impl<'a> Compiler<'a> {
             pointer: ptr.to_string(),
             recursive_anchor: false,
         });
-        self.resource_by_uri.insert(uri, idx);
-        Ok(idx)
+        self.claim(uri, idx);
+        idx
+    }
+
+    /// Registers `resource` under `uri`: the URI's resource, or one more claimant of it.
+    fn claim(&mut self, uri: Arc<str>, resource: u32) {
+        match self.resource_by_uri.get(&*uri) {
+            None => {
+                self.resource_by_uri.insert(uri, resource);
+            }
+            Some(&first) => self
+                .claimants
+                .entry(uri)
+                .or_insert_with(|| vec![first])
+                .push(resource),
+        }
     }
 
     /// The task's resource: a document root without `$id` still is one (named by the
     /// document URI).
-    pub(super) fn ensure_resource(&mut self, task: &Task<'a>) -> Result<u32, SchemaError> {
+    pub(super) fn ensure_resource(&mut self, task: &Task<'a>) -> u32 {
         if task.resource != u32::MAX {
-            return Ok(task.resource);
+            return task.resource;
         }
         let uri = self.docs[task.doc.index()].uri.clone();
-        self.new_resource(uri, task.doc, &task.pointer, &task.pointer)
+        self.new_resource(uri, task.doc, &task.pointer)
     }
 
     /// Reads `$schema` on a resource root and returns the dialect it selects.
@@ -289,40 +345,39 @@ impl<'a> Compiler<'a> {
             let resolved = uri::resolve(id, &self.bases[task.base.index()])
                 .map_err(|why| invalid(&task.pointer, id_kw, &why))?;
             let (no_fragment, fragment) = uri::split_fragment(&resolved);
-            if !fragment.is_empty() {
-                if d.at_least(Draft::Draft201909) {
-                    return Err(invalid(
-                        &task.pointer,
-                        id_kw,
-                        "must not have a non-empty fragment",
-                    ));
-                }
-                anchor_from_id = Some(fragment.to_string());
+            if !fragment.is_empty() && d.at_least(Draft::Draft201909) {
+                return Err(invalid(
+                    &task.pointer,
+                    id_kw,
+                    "must not have a non-empty fragment",
+                ));
             }
-            let is_plain_fragment = id.starts_with('#');
-            if !is_plain_fragment {
-                let no_fragment: Arc<str> = Arc::from(no_fragment);
-                task.base = self.new_base(no_fragment.clone());
-                if is_doc_root {
-                    // A document root gets its resource here (it starts without one).
-                    let doc_uri = self.docs[task.doc.index()].uri.clone();
-                    let r = self.new_resource(
-                        no_fragment.clone(),
-                        task.doc,
-                        &task.pointer,
-                        &task.pointer,
-                    )?;
-                    if doc_uri != no_fragment && !self.resource_by_uri.contains_key(&*doc_uri) {
-                        self.resource_by_uri.insert(doc_uri, r);
+            // Before 2019-09, a fragment that is a JSON pointer (`"#/x"`,
+            // `"http://e.com/a#/x"`) names no anchor (a `/` fragment is always read as a
+            // pointer) and gives no URI of its own: the `id` is no identifier at all.
+            let pointer_fragment =
+                pointer::percent_decode(fragment).is_some_and(|f| f.starts_with('/'));
+            if !pointer_fragment {
+                if !fragment.is_empty() {
+                    anchor_from_id = Some(fragment.to_string());
+                }
+                if !id.starts_with('#') {
+                    let no_fragment: Arc<str> = Arc::from(no_fragment);
+                    task.base = self.new_base(no_fragment.clone());
+                    let r = self.new_resource(no_fragment.clone(), task.doc, &task.pointer);
+                    if is_doc_root {
+                        // A document root gets its resource here (it starts without one),
+                        // and keeps the document's URI as well.
+                        let doc_uri = self.docs[task.doc.index()].uri.clone();
+                        if doc_uri != no_fragment {
+                            self.claim(doc_uri, r);
+                        }
                     }
                     task.resource = r;
-                } else {
-                    task.resource =
-                        self.new_resource(no_fragment, task.doc, &task.pointer, &task.pointer)?;
                 }
             }
         }
-        task.resource = self.ensure_resource(task)?;
+        task.resource = self.ensure_resource(task);
         let resource = task.resource;
 
         // Anchors.
@@ -380,20 +435,25 @@ impl<'a> Compiler<'a> {
             }
         }
         for (name, dynamic) in anchors {
-            if self.anchors.contains_key(&(resource, name.clone())) {
-                return Err(SchemaError::new(
-                    SchemaErrorKind::DuplicateIdentifier,
-                    task.pointer.to_string(),
-                    format!("the anchor {name:?} is defined more than once in one schema resource"),
-                ));
-            }
             if dynamic {
                 let n = self.intern_anchor(&name);
                 self.out.resources[resource as usize]
                     .dynamic_anchors
                     .push((n, task.node));
             }
-            self.anchors.insert((resource, name), (task.node, dynamic));
+            // An anchor defined again in one resource is one more claimant of it, as a
+            // URI claimed twice is (see `new_resource`).
+            let key = (resource, name);
+            match self.anchors.get(&key) {
+                None => {
+                    self.anchors.insert(key, (task.node, dynamic));
+                }
+                Some(&first) => self
+                    .anchor_claimants
+                    .entry(key)
+                    .or_insert_with(|| vec![first])
+                    .push((task.node, dynamic)),
+            }
         }
 
         // Definitions are schemas too: compile them so their `$id`s and anchors are known.
