@@ -491,8 +491,15 @@ fn replay(
             if response["skipped"] == true {
                 counts.skipped += tests.len();
                 let message = response["message"].as_str().unwrap_or("");
-                if !(message.starts_with("toolschema refuses")
-                    || message.starts_with("toolschema never fetches"))
+                // A refusal by design, and never of a document the case did register (so a
+                // registry that went missing is a failure, not a skip).
+                let names_a_registered_document = registry
+                    .iter()
+                    .flatten()
+                    .any(|(uri, _)| message.contains(&format!("{:?}", uri.trim_end_matches('#'))));
+                if names_a_registered_document
+                    || !(message.starts_with("toolschema refuses")
+                        || message.starts_with("toolschema never fetches"))
                 {
                     findings.problems.push(format!(
                         "{} {name} :: {description}: skipped for no by-design reason: {message}",
