@@ -67,6 +67,14 @@ pub use output::{
 };
 pub use schema::{ErrorIter, JsonValidationError, Schema};
 
+/// This crate's version (`CARGO_PKG_VERSION`), for tools that report which toolschema they
+/// run (the Bowtie harness answers it in its implementation metadata).
+///
+/// ```
+/// assert!(!toolschema::VERSION.is_empty());
+/// ```
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Whether `name` is a `format` with a built-in checker (the formats of 2020-12, and the
 /// numeric formats code generators emit, such as `uint32`); any other format is only an
 /// annotation, even when formats assert.

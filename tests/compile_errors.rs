@@ -291,6 +291,43 @@ fn registered_documents_resolve_and_nothing_is_fetched() {
     assert!(!s.is_valid(&json!({})));
 }
 
+/// A registered document's embedded resources, and its own `$id` when it was registered
+/// under another URI, resolve though nothing names the document by its URI (Bowtie's
+/// protocol schemas reference `tag:bowtie.report,2024:report:seq`, a resource embedded in
+/// the report schema, and nothing else of that document).
+#[test]
+fn resources_of_registered_documents_resolve_before_their_document_is_loaded() {
+    let options = Options::new()
+        .with_document(
+            "tag:example.com,2026:report",
+            json!({
+                "$id": "tag:example.com,2026:report",
+                "$defs": {"seq": {"$id": "tag:example.com,2026:report:seq", "type": "integer"}}
+            }),
+        )
+        .with_document(
+            "https://example.com/retrieved-here.json",
+            json!({"$id": "https://example.com/known-as.json", "type": "string"}),
+        );
+    let s = options
+        .compile(&json!({
+            "properties": {
+                "seq": {"$ref": "tag:example.com,2026:report:seq"},
+                "name": {"$ref": "https://example.com/known-as.json"}
+            }
+        }))
+        .unwrap();
+    assert!(s.is_valid(&json!({"seq": 1, "name": "n"})));
+    assert!(!s.is_valid(&json!({"seq": "1"})));
+    assert!(!s.is_valid(&json!({"name": 1})));
+    // What no registered document holds still resolves to nothing, clearly.
+    let err = options
+        .compile(&json!({"$ref": "tag:example.com,2026:elsewhere"}))
+        .unwrap_err();
+    assert_eq!(err.kind(), SchemaErrorKind::UnresolvedReference);
+    assert!(err.message().contains("no document or $id"), "{err}");
+}
+
 #[test]
 fn references_through_ids_anchors_and_escapes() {
     let s = Schema::compile(&json!({

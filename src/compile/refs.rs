@@ -63,6 +63,20 @@ impl<'a> Compiler<'a> {
                 }
                 return Ok(None);
             }
+            // The URI may be the `$id` of a registered document registered under another
+            // URI, or of a resource embedded in one, which nothing has loaded yet: load
+            // every registered document and resolve again once their resources are known
+            // (after this round, which compiles them and whatever else is enqueued).
+            let mut loading = !self.tasks.is_empty();
+            for doc in 0..self.docs.len() {
+                if !self.docs[doc].loaded {
+                    self.load_doc(DocId::new(doc))?;
+                    loading = true;
+                }
+            }
+            if loading {
+                return Ok(None);
+            }
             return Err(self.unresolved(
                 r,
                 format!(
