@@ -66,6 +66,27 @@ fn unique_items_on_large_arrays_allocates_nothing_in_steady_state() {
             instance.as_array().map_or(0, Vec::len)
         );
     }
+    // Items whose schema a reference decides by type (issue #52): still checked for
+    // uniqueness, still with no allocation.
+    let referenced = toolschema::Schema::compile(&serde_json::json!({
+        "type": "array",
+        "uniqueItems": true,
+        "items": {"$ref": "#/$defs/s"},
+        "$defs": {"s": {"type": "string"}}
+    }))
+    .unwrap();
+    let strings: Value = (0..500)
+        .map(|i| serde_json::json!(format!("s{i}")))
+        .collect();
+    let mut twice = strings.clone();
+    if let Some(items) = twice.as_array_mut() {
+        items.push(serde_json::json!("s7"));
+    }
+    for (instance, expected) in [(&strings, true), (&twice, false)] {
+        let (warm, valid, n) = alloc::warm_then_count(|| referenced.is_valid(instance));
+        assert_eq!((warm, valid), (expected, expected));
+        assert_eq!(n, 0, "uniqueItems beside referenced items allocated");
+    }
     // The reported pair is the first repeat in array order.
     let errors = schema.validate(&repeated).unwrap_err();
     let message = errors

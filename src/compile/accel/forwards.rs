@@ -151,7 +151,9 @@ pub(super) fn decided_forwards(c: &mut Compiled, live: &[u32]) {
             continue;
         };
         let item = c.nodes[spec.item.index()];
-        if item.shape == Shape::TypeUnion && !item.types.is_strict() {
+        // (Not with `uniqueItems`, which the typed-array walk does not check: the items
+        // array checks it, then each item at its type test.)
+        if item.shape == Shape::TypeUnion && !item.types.is_strict() && !spec.unique {
             spec.items = item.types;
             c.nodes[i as usize].shape = Shape::TypedArray;
         }

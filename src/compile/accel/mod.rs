@@ -7,6 +7,7 @@
 
 pub(super) mod all_of;
 mod cost;
+mod coverage;
 mod discriminator;
 mod exclusive;
 mod forwards;
@@ -21,6 +22,7 @@ mod unevaluated;
 mod unions;
 
 use cost::*;
+use coverage::*;
 use discriminator::*;
 use exclusive::*;
 use forwards::*;
@@ -124,6 +126,8 @@ pub(crate) fn optimize(
     property_tests(c, live);
     settle_shapes(c, live);
     fused_forwards(c, fused);
+    // (Last of the shapes: every table below reads them.)
+    covered_shapes(c, fused);
     branch_targets(c);
     patterned_names(c);
     unevaluated_specs(c, live);
