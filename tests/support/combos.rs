@@ -121,6 +121,28 @@ pub const KEYWORDS: &[&str] = &[
     "$dynamicRef",
 ];
 
+/// Whether the generator draws wrapper `w` (index in `WRAPPERS`) in `draft`.
+pub fn wrapper_exists(draft: Draft, w: usize) -> bool {
+    match WRAPPERS[w] {
+        "if/then" | "if/else" => rank(draft) >= 7,
+        "$dynamicRef" => rank(draft) >= 20,
+        _ => true,
+    }
+}
+
+/// Whether keyword `k` (index in `KEYWORDS`) exists in `draft` (in its spelling there).
+pub fn keyword_exists(draft: Draft, k: usize) -> bool {
+    match KEYWORDS[k] {
+        "const" | "contains" | "propertyNames" => rank(draft) >= 6,
+        "if" | "then" | "else" => rank(draft) >= 7,
+        "minContains" | "maxContains" | "unevaluatedItems" | "unevaluatedProperties" => {
+            rank(draft) >= 19
+        }
+        "$dynamicRef" => rank(draft) >= 20,
+        _ => true,
+    }
+}
+
 /// One generated case.
 #[derive(Debug, Clone)]
 pub struct Case {
