@@ -573,7 +573,7 @@ impl Gen<'_> {
         const POOL: &[&str] = &["0", "1", "2", "3", "4", "6", "10", "12", "2.5", "-1", "0.5"];
         let mut examples: Vec<Value> = Vec::new();
         for _ in 0..1 + self.rng.below(3) {
-            let text: &str = *self.rng.pick(POOL);
+            let text = *self.rng.pick::<&str>(POOL);
             let n: Value = serde_json::from_str(text).unwrap_or(json!(0));
             if !examples.contains(&n) {
                 examples.push(n);
@@ -951,13 +951,13 @@ fn older(schema: &mut Value, rank: u8) {
                     older(v, rank);
                 }
             }
-            if rank <= 19 {
-                if let Some(prefix) = map.remove("prefixItems") {
-                    if let Some(rest) = map.remove("items") {
-                        map.insert("additionalItems".into(), rest);
-                    }
-                    map.insert("items".into(), prefix);
+            if rank <= 19
+                && let Some(prefix) = map.remove("prefixItems")
+            {
+                if let Some(rest) = map.remove("items") {
+                    map.insert("additionalItems".into(), rest);
                 }
+                map.insert("items".into(), prefix);
             }
             if rank <= 7 {
                 let mut deps = Map::new();
@@ -1162,7 +1162,21 @@ pub fn mutate(rng: &mut Rng, mut v: Value) -> Value {
             1 => {
                 s.pop();
             }
-            2 => *s = (*rng.pick(&["a", "b", "bb", "2020-13-01", "x@", "1.2.3"])).to_string(),
+            2 => {
+                *s = (*rng.pick(&[
+                    "a",
+                    "b",
+                    "bb",
+                    "2020-13-01",
+                    "x@",
+                    "1.2.3",
+                    "add",
+                    "remove",
+                    "list",
+                    "v3",
+                ]))
+                .to_string()
+            }
             _ => *target = small_value(rng),
         },
         Value::Bool(b) => {
