@@ -476,7 +476,7 @@ impl Replay {
                 if rng.chance(1, 3) {
                     m = combos::mutate(&mut rng, m);
                 }
-                all.push(m);
+                all.push(combos::as_read(m));
             }
             for i in &all {
                 self.instances += 1;
