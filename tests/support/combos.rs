@@ -15,6 +15,9 @@
 //! exclusive bounds and no boolean schemas); a keyword is only drawn in dialects that have
 //! it.
 //!
+//! A `$ref` goes to a `$defs` entry by pointer, by its `$id` (an embedded resource) or by
+//! its `$anchor`.
+//!
 //! Keyword-pair coverage: every time a subschema is wrapped (`$ref`, a `$ref` chain,
 //! `allOf`, `anyOf`, `oneOf`, `not`, `not`/`not`, `if`/`then`, `if`/`else`,
 //! `$dynamicRef`, a `$ref` beside the keywords), the case records the pair (wrapper,
@@ -446,10 +449,32 @@ impl Gen<'_> {
         }
         let target_value = Value::Object(target.clone());
         let schema = match WRAPPERS[w] {
-            "$ref" => {
-                let name = self.def(target_value);
-                json!({"$ref": format!("#/$defs/{name}")})
-            }
+            "$ref" => match self.rng.below(4) {
+                // To an embedded resource by its `$id` (`id` in draft 4), relative to the
+                // root's base.
+                // (Only a target without references: inside the resource, `#...` would
+                // be resolved against the resource.)
+                0 if !has_refs(&target_value) => {
+                    let name = format!("d{}", self.defs.len());
+                    let mut resource = target.clone();
+                    let id = if self.rank == 4 { "id" } else { "$id" };
+                    resource.insert(id.into(), json!(format!("{name}.json")));
+                    self.defs.insert(name.clone(), Value::Object(resource));
+                    json!({"$ref": format!("{name}.json")})
+                }
+                // To a plain-name anchor (2019-09 on).
+                1 if self.rank >= 19 => {
+                    let name = format!("d{}", self.defs.len());
+                    let mut anchored = target.clone();
+                    anchored.insert("$anchor".into(), json!(format!("a{name}")));
+                    self.defs.insert(name.clone(), Value::Object(anchored));
+                    json!({"$ref": format!("#a{name}")})
+                }
+                _ => {
+                    let name = self.def(target_value);
+                    json!({"$ref": format!("#/$defs/{name}")})
+                }
+            },
             "$ref chain" => {
                 let last = self.def(target_value);
                 let middle = self.def(json!({"$ref": format!("#/$defs/{last}")}));
@@ -1009,6 +1034,17 @@ pub fn as_read(v: Value) -> Value {
         .ok()
         .and_then(|text| serde_json::from_slice(&text).ok())
         .unwrap_or(v)
+}
+
+/// Whether `v` holds a `$ref` or `$dynamicRef` anywhere.
+fn has_refs(v: &Value) -> bool {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k == "$ref" || k == "$dynamicRef" || has_refs(v)),
+        Value::Array(items) => items.iter().any(has_refs),
+        _ => false,
+    }
 }
 
 /// Keys a mutation adds.
