@@ -16,29 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use toolschema::Schema;
 use toolschema_fuzz::SchemaAndInstance;
 
-const BASE: &str = "http://fuzz.invalid/root.json";
-
-fn jsonschema_rs(schema: &Value, instance: &Value) -> Result<bool, String> {
-    let v = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(false)
-        .build(schema)
-        .map_err(|e| e.to_string())?;
-    Ok(v.is_valid(instance))
-}
-
-fn boon(schema: &Value, instance: &Value) -> Result<bool, String> {
-    let mut schemas = boon::Schemas::new();
-    let mut compiler = boon::Compiler::new();
-    compiler.set_default_draft(boon::Draft::V2020_12);
-    compiler
-        .add_resource(BASE, schema.clone())
-        .map_err(|e| e.to_string())?;
-    let index = compiler
-        .compile(BASE, &mut schemas)
-        .map_err(|e| e.to_string())?;
-    Ok(schemas.validate(instance, index).is_ok())
-}
+use toolschema_fuzz::{boon, jsonschema_rs};
 
 static LOGGED: AtomicUsize = AtomicUsize::new(0);
 

@@ -535,3 +535,31 @@ fn older(schema: &mut Value, draft: u8) {
         _ => {}
     }
 }
+
+/// The base URI the reference implementations load a schema under.
+const REFERENCE_BASE: &str = "http://fuzz.invalid/root.json";
+
+/// jsonschema-rs's verdict under 2020-12, formats not asserted (`Err`: it refuses the
+/// schema).
+pub fn jsonschema_rs(schema: &Value, instance: &Value) -> Result<bool, String> {
+    let v = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(false)
+        .build(schema)
+        .map_err(|e| e.to_string())?;
+    Ok(v.is_valid(instance))
+}
+
+/// boon's verdict under 2020-12 (`Err`: it refuses the schema).
+pub fn boon(schema: &Value, instance: &Value) -> Result<bool, String> {
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler.set_default_draft(boon::Draft::V2020_12);
+    compiler
+        .add_resource(REFERENCE_BASE, schema.clone())
+        .map_err(|e| e.to_string())?;
+    let index = compiler
+        .compile(REFERENCE_BASE, &mut schemas)
+        .map_err(|e| e.to_string())?;
+    Ok(schemas.validate(instance, index).is_ok())
+}
