@@ -62,10 +62,12 @@ pub const EVALUATION_STEPS_MIN: u64 = 1 << 16;
 /// defaults of [`Options::step_budget`](crate::Options::step_budget).
 pub const EVALUATION_STEPS_PER_VALUE: u64 = 1024;
 
-/// Most bytes of locations (instance, keyword, absolute, schema) one [`Schema::evaluate`]
-/// keeps for its errors and annotations before it stops with
+/// Most bytes of locations (instance, keyword, absolute, schema) and annotation values one
+/// [`Schema::evaluate`] keeps for its errors and annotations before it stops with
 /// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded):
-/// every annotation holds its full locations, which grow with the instance's depth.
+/// every annotation holds its full locations, which grow with the instance's depth, and a
+/// copy of its schema value, once per instance value it applies to. The standard output
+/// formats ([`Evaluation::basic`], `detailed`, `verbose`) render at most this much too.
 pub const EVALUATION_OUTPUT_BYTES: u64 = 64 << 20;
 
 /// The result of [`Schema::evaluate`] (and [`Schema::evaluate_json`]): the errors, the annotations, and the standard
@@ -161,7 +163,7 @@ impl Budget {
 
 /// About the bytes of `value` written as JSON (each value counted at least 16, for the
 /// memory it takes as a `Value`), walked without recursion.
-fn value_bytes(value: &Value) -> u64 {
+pub(crate) fn value_bytes(value: &Value) -> u64 {
     let mut total = 0u64;
     let mut pending = vec![value];
     while let Some(v) = pending.pop() {

@@ -374,3 +374,29 @@ fn fifos_and_link_loops_do_not_hang() {
     );
     assert!(run.stdout.contains("ok.json"), "{}", run.stdout);
 }
+
+/// `evaluate`'s output budget counts annotation values too: a `default` of 50,000 values
+/// under `items`, over an array of 100,000 items (a 300 KB schema, a 200 KB instance),
+/// annotated every item with a copy of it (5e9 values: an abort at any cap). Now the
+/// evaluation stops at its budget (`EvaluationBudgetExceeded`) and copies nothing more;
+/// the verdict (from the fail-fast pass) is still valid.
+#[test]
+fn annotation_values_count_toward_the_output_budget() {
+    let dir = scratch("annotations");
+    let schema = json!({"items": {"default": vec![0; 50_000]}});
+    write(&dir, "schema.json", &schema.to_string());
+    write(&dir, "items.json", &json!(vec![0; 100_000]).to_string());
+    for format in ["basic", "detailed", "verbose"] {
+        let run = capped(
+            &dir,
+            20,
+            &["validate", "-s", "schema.json", "-o", format, "items.json"],
+        );
+        assert_eq!(run.code, Some(0), "{format}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("evaluation stopped"),
+            "{format}: {:.300}",
+            run.stdout
+        );
+    }
+}
