@@ -563,8 +563,10 @@ mod tests {
 
     #[test]
     fn an_endless_line_ends_the_input_past_the_skip_cap() {
-        // Line 2 runs past the skip cap (12): reported, and nothing after it is read.
-        let mut reader = LineReader::new(&b"1\n22222222222222222222\n3\n"[..], 5, 12);
+        // Line 2 runs past the skip cap (12) in reads of 4 bytes that find no newline:
+        // reported, and nothing after it is read.
+        let input = io::BufReader::with_capacity(4, &b"1\n22222222222222222222\n3\n"[..]);
+        let mut reader = LineReader::new(input, 5, 12);
         let chunk = reader.next_chunk().expect("a chunk");
         assert!(chunk.last);
         assert!(matches!(
