@@ -63,7 +63,7 @@ pub use limits::Limits;
 pub use options::{Draft, Options};
 pub use output::{
     Annotation, EVALUATION_OUTPUT_BYTES, EVALUATION_STEPS_MIN, EVALUATION_STEPS_PER_VALUE,
-    Evaluation,
+    Evaluation, OUTPUT_FORMAT_DEPTH,
 };
 pub use schema::{ErrorIter, JsonValidationError, Schema};
 

@@ -8,6 +8,7 @@
 use crate::validate::RawAnnotation;
 use crate::{Schema, ValidationError};
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 /// One annotation: a keyword's value, attached to an instance location.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,10 +62,12 @@ pub const EVALUATION_STEPS_MIN: u64 = 1 << 16;
 /// defaults of [`Options::step_budget`](crate::Options::step_budget).
 pub const EVALUATION_STEPS_PER_VALUE: u64 = 1024;
 
-/// Most bytes of locations (instance, keyword, absolute, schema) one [`Schema::evaluate`]
-/// keeps for its errors and annotations before it stops with
+/// Most bytes of locations (instance, keyword, absolute, schema) and annotation values one
+/// [`Schema::evaluate`] keeps for its errors and annotations before it stops with
 /// [`ErrorKind::EvaluationBudgetExceeded`](crate::ErrorKind::EvaluationBudgetExceeded):
-/// every annotation holds its full locations, which grow with the instance's depth.
+/// every annotation holds its full locations, which grow with the instance's depth, and a
+/// copy of its schema value, once per instance value it applies to. The standard output
+/// formats ([`Evaluation::basic`], `detailed`, `verbose`) render at most this much too.
 pub const EVALUATION_OUTPUT_BYTES: u64 = 64 << 20;
 
 /// The result of [`Schema::evaluate`] (and [`Schema::evaluate_json`]): the errors, the annotations, and the standard
@@ -117,32 +120,102 @@ impl Evaluation {
     }
 }
 
-fn error_unit(e: &ValidationError) -> Value {
-    json!({
+/// Most levels of units the `detailed` and `verbose` formats nest (the root unit is the
+/// first; each level of an error's causes is one more), and the `basic` format lists every
+/// unit at the second. Past it, or past [`EVALUATION_OUTPUT_BYTES`] of output, a format
+/// holds its root unit (`valid` still the verdict) with a single unit under `errors` whose
+/// `error` says the output budget is exceeded: the nested formats repeat every enclosing
+/// location in each unit, so their size grows with the square of the depth, and a deeper
+/// value could not be written or dropped without deep recursion.
+pub const OUTPUT_FORMAT_DEPTH: usize = 256;
+
+/// The message of the unit that stands for a format past its budget.
+const OVER_BUDGET: &str = "output budget exceeded: this format of the result would be larger than \
+     64 MiB or nest units deeper than 256 levels (the basic format lists the units flat)";
+
+/// What a unit costs besides its strings: its member names and punctuation, written out.
+const UNIT_BYTES: u64 = 96;
+
+/// What a location prefix costs the nested formats while they are grouped, whether or not
+/// a unit is written for it.
+const GROUP_BYTES: u64 = 64;
+
+/// The rendering of one format ran out of its budget.
+struct Exceeded;
+
+/// Bytes one format may still render: the output is its JSON text, about.
+struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            left: EVALUATION_OUTPUT_BYTES,
+        }
+    }
+
+    fn spend(&mut self, bytes: u64) -> Result<(), Exceeded> {
+        self.left = self.left.checked_sub(bytes).ok_or(Exceeded)?;
+        Ok(())
+    }
+}
+
+/// About the bytes of `value` written as JSON (each value counted at least 16, for the
+/// memory it takes as a `Value`), walked without recursion.
+pub(crate) fn value_bytes(value: &Value) -> u64 {
+    let mut total = 0u64;
+    let mut pending = vec![value];
+    while let Some(v) = pending.pop() {
+        total += 16;
+        match v {
+            Value::String(s) => total += s.len() as u64,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    total += k.len() as u64 + 4;
+                    pending.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    total
+}
+
+fn error_unit(e: &ValidationError, budget: &mut Budget) -> Result<Value, Exceeded> {
+    let message = e.message();
+    budget.spend(
+        UNIT_BYTES
+            + (e.keyword_location().len()
+                + e.absolute_keyword_location().len()
+                + e.instance_location().len()
+                + message.len()) as u64,
+    )?;
+    Ok(json!({
         "valid": false,
         "keywordLocation": e.keyword_location(),
         "absoluteKeywordLocation": e.absolute_keyword_location(),
         "instanceLocation": e.instance_location(),
-        "error": e.message(),
-    })
+        "error": message,
+    }))
 }
 
-fn annotation_unit(a: &Annotation) -> Value {
-    json!({
+fn annotation_unit(a: &Annotation, budget: &mut Budget) -> Result<Value, Exceeded> {
+    budget.spend(
+        UNIT_BYTES
+            + (a.keyword_location().len()
+                + a.absolute_keyword_location().len()
+                + a.instance_location().len()) as u64
+            + value_bytes(a.value()),
+    )?;
+    Ok(json!({
         "valid": true,
         "keywordLocation": a.keyword_location(),
         "absoluteKeywordLocation": a.absolute_keyword_location(),
         "instanceLocation": a.instance_location(),
         "annotation": a.value(),
-    })
-}
-
-/// Every unit of `e` and its causes, depth first.
-fn flatten<'e>(e: &'e ValidationError, out: &mut Vec<&'e ValidationError>) {
-    out.push(e);
-    for cause in e.causes() {
-        flatten(cause, out);
-    }
+    }))
 }
 
 impl Evaluation {
@@ -168,99 +241,309 @@ impl Evaluation {
     }
 
     /// A flat list of output units: every error (with the branch errors of failed
-    /// `anyOf`/`oneOf`), or every annotation when valid.
+    /// `anyOf`/`oneOf`), or every annotation when valid. Past the output budget
+    /// ([`EVALUATION_OUTPUT_BYTES`] of output), the root unit holds a single unit saying so.
     pub fn basic(&self) -> Value {
+        self.basic_within(&mut Budget::new())
+            .unwrap_or_else(|Exceeded| self.over_budget())
+    }
+
+    fn basic_within(&self, budget: &mut Budget) -> Result<Value, Exceeded> {
+        budget.spend(UNIT_BYTES)?;
         let mut out = Map::new();
         out.insert("valid".into(), Value::Bool(self.is_valid()));
         out.insert("keywordLocation".into(), Value::String(String::new()));
         out.insert("instanceLocation".into(), Value::String(String::new()));
         if self.is_valid() {
             if !self.annotations.is_empty() {
-                let units = self.annotations.iter().map(annotation_unit).collect();
+                let mut units = Vec::new();
+                for a in &self.annotations {
+                    units.push(annotation_unit(a, budget)?);
+                }
                 out.insert("annotations".into(), Value::Array(units));
             }
         } else {
-            let mut all = Vec::new();
-            for e in &self.errors {
-                flatten(e, &mut all);
+            // Every error and its causes, depth first, without recursion.
+            let mut units = Vec::new();
+            let mut pending: Vec<&ValidationError> = self.errors.iter().rev().collect();
+            while let Some(e) = pending.pop() {
+                units.push(error_unit(e, budget)?);
+                pending.extend(e.causes().iter().rev());
             }
-            out.insert(
-                "errors".into(),
-                Value::Array(all.into_iter().map(error_unit).collect()),
-            );
+            out.insert("errors".into(), Value::Array(units));
         }
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 
     /// Output units nested as the schema is: each unit's children are the units whose
     /// keyword location lies below it; a level with a single child is collapsed into it.
+    /// Past the output budget ([`EVALUATION_OUTPUT_BYTES`] of output, or units nested
+    /// deeper than [`OUTPUT_FORMAT_DEPTH`]), the root unit holds a single unit saying so.
     pub fn detailed(&self) -> Value {
         self.hierarchical(true)
     }
 
-    /// Like [`Evaluation::detailed`], without collapsing any level.
+    /// Like [`Evaluation::detailed`], without collapsing any level (so every location
+    /// prefix is a unit, and a deep result exceeds the budget sooner).
     pub fn verbose(&self) -> Value {
         self.hierarchical(false)
     }
 
     fn hierarchical(&self, collapse: bool) -> Value {
-        let valid = self.is_valid();
-        let leaves: Vec<(String, String, Value)> = if valid {
-            self.annotations
-                .iter()
-                .map(|a| {
-                    (
-                        a.keyword_location().to_string(),
-                        a.instance_location().to_string(),
-                        annotation_unit(a),
-                    )
-                })
-                .collect()
+        let leaves: Vec<Leaf<'_>> = if self.is_valid() {
+            self.annotations.iter().map(Leaf::Annotation).collect()
         } else {
-            self.errors
-                .iter()
-                .map(|e| {
-                    (
-                        e.keyword_location().to_string(),
-                        e.instance_location().to_string(),
-                        error_tree(e),
-                    )
-                })
-                .collect()
+            self.errors.iter().map(Leaf::Error).collect()
         };
-        let mut root = Tree::default();
-        for (kw, inst, unit) in leaves {
-            let segments: Vec<&str> = kw.split('/').skip(1).collect();
-            // The unit sits at its keyword's parent: the subschema that holds the keyword.
-            let parents = segments.len().saturating_sub(1);
-            root.insert(&segments[..parents], &inst, unit);
-        }
-        root.render(String::new(), String::new(), valid, collapse)
+        let mut budget = Budget::new();
+        Groups::new(&leaves, &mut budget)
+            .and_then(|groups| {
+                let nested = Nested {
+                    leaves: &leaves,
+                    groups: &groups,
+                    valid: self.is_valid(),
+                    collapse,
+                };
+                nested.group(0, 1, &mut budget)
+            })
+            .unwrap_or_else(|Exceeded| self.over_budget())
+    }
+
+    /// A format past its budget: the root unit, with one unit saying so.
+    fn over_budget(&self) -> Value {
+        json!({
+            "valid": self.is_valid(),
+            "keywordLocation": "",
+            "instanceLocation": "",
+            "errors": [{
+                "valid": false,
+                "keywordLocation": "",
+                "instanceLocation": "",
+                "error": OVER_BUDGET,
+            }],
+        })
     }
 }
 
-/// An error unit with its causes nested under `errors`.
-fn error_tree(e: &ValidationError) -> Value {
-    let mut unit = error_unit(e);
+/// A unit the nested formats place: an annotation, or a top-level error with its causes.
+#[derive(Clone, Copy)]
+enum Leaf<'e> {
+    Annotation(&'e Annotation),
+    Error(&'e ValidationError),
+}
+
+impl<'e> Leaf<'e> {
+    fn keyword_location(self) -> &'e str {
+        match self {
+            Leaf::Annotation(a) => a.keyword_location(),
+            Leaf::Error(e) => e.keyword_location(),
+        }
+    }
+
+    fn instance_location(self) -> &'e str {
+        match self {
+            Leaf::Annotation(a) => a.instance_location(),
+            Leaf::Error(e) => e.instance_location(),
+        }
+    }
+}
+
+/// One group of units: a prefix of keyword locations (the subschema that holds their
+/// keywords, or one above it). Its strings are slices of a leaf's, never copies, so that
+/// grouping a deep result costs memory linear in its locations.
+struct Group {
+    /// The leaf whose keyword location this group's is a prefix of, and the prefix's
+    /// bounds in it.
+    leaf: u32,
+    start: u32,
+    end: u32,
+    /// The instance location the group's units share (the longest common prefix of
+    /// theirs, by whole segments): that many bytes of a leaf's instance location.
+    instance: Option<(u32, u32)>,
+    /// The leaves placed here, then the groups below, each in the order first met.
+    units: Vec<u32>,
+    children: Vec<u32>,
+}
+
+/// The groups of a nested format, the root first; a group's children come after it.
+struct Groups {
+    groups: Vec<Group>,
+}
+
+impl Groups {
+    /// Places every leaf at its keyword's parent: the subschema that holds the keyword.
+    fn new(leaves: &[Leaf<'_>], budget: &mut Budget) -> Result<Groups, Exceeded> {
+        let root = Group {
+            leaf: 0,
+            start: 0,
+            end: 0,
+            instance: None,
+            units: Vec::new(),
+            children: Vec::new(),
+        };
+        let mut groups = vec![root];
+        let mut found: HashMap<(u32, &str), u32> = HashMap::new();
+        for (i, leaf) in leaves.iter().enumerate() {
+            let i = i as u32;
+            let kw = leaf.keyword_location();
+            let mut at = 0u32;
+            // The segments after the first `/`, but the last (the keyword itself).
+            if let (Some(first), Some(last)) = (kw.find('/'), kw.rfind('/'))
+                && first < last
+            {
+                let mut end = first;
+                for segment in kw[first + 1..last].split('/') {
+                    end += 1 + segment.len();
+                    at = match found.get(&(at, segment)) {
+                        Some(&child) => child,
+                        None => {
+                            budget.spend(GROUP_BYTES)?;
+                            let child = groups.len() as u32;
+                            groups.push(Group {
+                                leaf: i,
+                                start: first as u32,
+                                end: end as u32,
+                                instance: None,
+                                units: Vec::new(),
+                                children: Vec::new(),
+                            });
+                            groups[at as usize].children.push(child);
+                            found.insert((at, segment), child);
+                            child
+                        }
+                    };
+                }
+            }
+            groups[at as usize].units.push(i);
+        }
+        // Each group's instance location, from its units' and its children's: children
+        // come after their parent, so a walk backwards meets them first. (Each leaf's
+        // location is compared in full at most once: where it stops being the first of
+        // its group's.)
+        for g in (1..groups.len()).rev() {
+            let mut shared: Option<(u32, u32)> = None;
+            let meet = |shared: &mut Option<(u32, u32)>, (leaf, len): (u32, u32)| {
+                *shared = Some(match *shared {
+                    None => (leaf, len),
+                    Some((own, own_len)) => {
+                        let a = &leaves[own as usize].instance_location()[..own_len as usize];
+                        let b = &leaves[leaf as usize].instance_location()[..len as usize];
+                        (own, common_pointer(a, b).len() as u32)
+                    }
+                });
+            };
+            for &u in &groups[g].units {
+                let len = leaves[u as usize].instance_location().len() as u32;
+                meet(&mut shared, (u, len));
+            }
+            for &c in &groups[g].children {
+                if let Some(below) = groups[c as usize].instance {
+                    meet(&mut shared, below);
+                }
+            }
+            groups[g].instance = shared;
+        }
+        Ok(Groups { groups })
+    }
+
+    fn keyword_location<'e>(&self, leaves: &[Leaf<'e>], g: u32) -> &'e str {
+        let group = &self.groups[g as usize];
+        let kw = leaves
+            .get(group.leaf as usize)
+            .map_or("", |l| l.keyword_location());
+        kw.get(group.start as usize..group.end as usize)
+            .unwrap_or_default()
+    }
+
+    fn instance_location<'e>(&self, leaves: &[Leaf<'e>], g: u32) -> &'e str {
+        match self.groups[g as usize].instance {
+            Some((leaf, len)) => leaves[leaf as usize]
+                .instance_location()
+                .get(..len as usize)
+                .unwrap_or_default(),
+            None => "",
+        }
+    }
+}
+
+/// A nested format being written.
+struct Nested<'a, 'e> {
+    leaves: &'a [Leaf<'e>],
+    groups: &'a Groups,
+    valid: bool,
+    collapse: bool,
+}
+
+impl Nested<'_, '_> {
+    /// The unit of group `g` at nesting level `depth` (the root at 1). A level with a single
+    /// item is collapsed into it (`detailed`), walked in a loop: only written units recurse,
+    /// and no deeper than the budget.
+    fn group(&self, mut g: u32, depth: usize, budget: &mut Budget) -> Result<Value, Exceeded> {
+        let groups = &self.groups.groups;
+        while self.collapse && g != 0 {
+            let group = &groups[g as usize];
+            match (group.units.as_slice(), group.children.as_slice()) {
+                ([], [only]) => g = *only,
+                ([only], []) => return self.leaf(*only, depth, budget),
+                _ => break,
+            }
+        }
+        if depth > OUTPUT_FORMAT_DEPTH {
+            return Err(Exceeded);
+        }
+        let keyword_location = self.groups.keyword_location(self.leaves, g);
+        let instance_location = self.groups.instance_location(self.leaves, g);
+        budget.spend(UNIT_BYTES + (keyword_location.len() + instance_location.len()) as u64)?;
+        let group = &groups[g as usize];
+        let mut items = Vec::new();
+        for &u in &group.units {
+            items.push(self.leaf(u, depth + 1, budget)?);
+        }
+        for &c in &group.children {
+            items.push(self.group(c, depth + 1, budget)?);
+        }
+        let mut out = Map::new();
+        out.insert("valid".into(), Value::Bool(self.valid));
+        out.insert("keywordLocation".into(), keyword_location.into());
+        out.insert("instanceLocation".into(), instance_location.into());
+        if !items.is_empty() {
+            out.insert(
+                if self.valid { "annotations" } else { "errors" }.into(),
+                Value::Array(items),
+            );
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn leaf(&self, u: u32, depth: usize, budget: &mut Budget) -> Result<Value, Exceeded> {
+        match self.leaves[u as usize] {
+            Leaf::Annotation(a) => {
+                if depth > OUTPUT_FORMAT_DEPTH {
+                    return Err(Exceeded);
+                }
+                annotation_unit(a, budget)
+            }
+            Leaf::Error(e) => error_tree(e, depth, budget),
+        }
+    }
+}
+
+/// An error unit with its causes nested under `errors`, at nesting level `depth`.
+fn error_tree(e: &ValidationError, depth: usize, budget: &mut Budget) -> Result<Value, Exceeded> {
+    if depth > OUTPUT_FORMAT_DEPTH {
+        return Err(Exceeded);
+    }
+    let mut unit = error_unit(e, budget)?;
     if !e.causes().is_empty()
         && let Value::Object(map) = &mut unit
     {
-        map.insert(
-            "errors".into(),
-            Value::Array(e.causes().iter().map(error_tree).collect()),
-        );
+        let mut causes = Vec::new();
+        for cause in e.causes() {
+            causes.push(error_tree(cause, depth + 1, budget)?);
+        }
+        map.insert("errors".into(), Value::Array(causes));
     }
-    unit
-}
-
-/// Units grouped by subschema location.
-#[derive(Default)]
-struct Tree {
-    children: Vec<(String, Tree)>,
-    units: Vec<Value>,
-    /// The instance location the group's units share: the longest common prefix of
-    /// theirs, by whole segments (`None` until a unit is inserted).
-    instance: Option<String>,
+    Ok(unit)
 }
 
 /// The longest JSON pointer both `a` and `b` start with, by whole segments (`/a/b` and
@@ -287,63 +570,159 @@ fn common_pointer<'p>(a: &'p str, b: &str) -> &'p str {
     &a[..end]
 }
 
-impl Tree {
-    fn insert(&mut self, path: &[&str], instance: &str, unit: Value) {
-        match path.split_first() {
-            None => {
-                self.units.push(unit);
-            }
-            Some((head, rest)) => {
-                let idx = match self.children.iter().position(|(k, _)| k == head) {
-                    Some(i) => i,
-                    None => {
-                        self.children.push((head.to_string(), Tree::default()));
-                        self.children.len() - 1
-                    }
-                };
-                let child = &mut self.children[idx].1;
-                child.instance = Some(match child.instance.take() {
-                    None => instance.to_string(),
-                    Some(shared) => common_pointer(&shared, instance).to_string(),
-                });
-                child.insert(rest, instance, unit);
-            }
-        }
-    }
-
-    fn render(
-        self,
-        keyword_location: String,
-        instance_location: String,
-        valid: bool,
-        collapse: bool,
-    ) -> Value {
-        let mut items: Vec<Value> = self.units;
-        for (seg, child) in self.children {
-            let loc = format!("{keyword_location}/{seg}");
-            let inst = child.instance.clone().unwrap_or_default();
-            items.push(child.render(loc, inst, valid, collapse));
-        }
-        if collapse && items.len() == 1 && !keyword_location.is_empty() {
-            return items.pop().unwrap_or(Value::Null);
-        }
-        let mut out = Map::new();
-        out.insert("valid".into(), Value::Bool(valid));
-        out.insert("keywordLocation".into(), Value::String(keyword_location));
-        out.insert("instanceLocation".into(), Value::String(instance_location));
-        if !items.is_empty() {
-            out.insert(
-                if valid { "annotations" } else { "errors" }.into(),
-                Value::Array(items),
-            );
-        }
-        Value::Object(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::common_pointer;
+    use crate::{Annotation, Evaluation, Schema, ValidationError};
+    use serde_json::{Map, Value, json};
+
+    /// The nested formats as first written (a tree of owned strings, rendered by
+    /// recursion): what the grouping must still give on every result within budget.
+    fn reference(evaluation: &Evaluation, collapse: bool) -> Value {
+        fn error_unit(e: &ValidationError) -> Value {
+            json!({
+                "valid": false,
+                "keywordLocation": e.keyword_location(),
+                "absoluteKeywordLocation": e.absolute_keyword_location(),
+                "instanceLocation": e.instance_location(),
+                "error": e.message(),
+            })
+        }
+        fn annotation_unit(a: &Annotation) -> Value {
+            json!({
+                "valid": true,
+                "keywordLocation": a.keyword_location(),
+                "absoluteKeywordLocation": a.absolute_keyword_location(),
+                "instanceLocation": a.instance_location(),
+                "annotation": a.value(),
+            })
+        }
+        fn error_tree(e: &ValidationError) -> Value {
+            let mut unit = error_unit(e);
+            if !e.causes().is_empty()
+                && let Value::Object(map) = &mut unit
+            {
+                map.insert(
+                    "errors".into(),
+                    Value::Array(e.causes().iter().map(error_tree).collect()),
+                );
+            }
+            unit
+        }
+        #[derive(Default)]
+        struct Tree {
+            children: Vec<(String, Tree)>,
+            units: Vec<Value>,
+            instance: Option<String>,
+        }
+        impl Tree {
+            fn insert(&mut self, path: &[&str], instance: &str, unit: Value) {
+                match path.split_first() {
+                    None => self.units.push(unit),
+                    Some((head, rest)) => {
+                        let idx = match self.children.iter().position(|(k, _)| k == head) {
+                            Some(i) => i,
+                            None => {
+                                self.children.push((head.to_string(), Tree::default()));
+                                self.children.len() - 1
+                            }
+                        };
+                        let child = &mut self.children[idx].1;
+                        child.instance = Some(match child.instance.take() {
+                            None => instance.to_string(),
+                            Some(shared) => common_pointer(&shared, instance).to_string(),
+                        });
+                        child.insert(rest, instance, unit);
+                    }
+                }
+            }
+            fn render(self, kw: String, inst: String, valid: bool, collapse: bool) -> Value {
+                let mut items: Vec<Value> = self.units;
+                for (seg, child) in self.children {
+                    let loc = format!("{kw}/{seg}");
+                    let i = child.instance.clone().unwrap_or_default();
+                    items.push(child.render(loc, i, valid, collapse));
+                }
+                if collapse && items.len() == 1 && !kw.is_empty() {
+                    return items.pop().unwrap_or(Value::Null);
+                }
+                let mut out = Map::new();
+                out.insert("valid".into(), Value::Bool(valid));
+                out.insert("keywordLocation".into(), Value::String(kw));
+                out.insert("instanceLocation".into(), Value::String(inst));
+                if !items.is_empty() {
+                    out.insert(
+                        if valid { "annotations" } else { "errors" }.into(),
+                        Value::Array(items),
+                    );
+                }
+                Value::Object(out)
+            }
+        }
+        let valid = evaluation.is_valid();
+        let leaves: Vec<(String, String, Value)> = if valid {
+            let a = evaluation.annotations().iter();
+            a.map(|a| {
+                let (k, i) = (a.keyword_location(), a.instance_location());
+                (k.to_string(), i.to_string(), annotation_unit(a))
+            })
+            .collect()
+        } else {
+            let e = evaluation.errors().iter();
+            e.map(|e| {
+                let (k, i) = (e.keyword_location(), e.instance_location());
+                (k.to_string(), i.to_string(), error_tree(e))
+            })
+            .collect()
+        };
+        let mut root = Tree::default();
+        for (kw, inst, unit) in leaves {
+            let segments: Vec<&str> = kw.split('/').skip(1).collect();
+            let parents = segments.len().saturating_sub(1);
+            root.insert(&segments[..parents], &inst, unit);
+        }
+        root.render(String::new(), String::new(), valid, collapse)
+    }
+
+    /// The grouping without owned strings gives what the first one gave, on every case of
+    /// the official suite's 2020-12 tests that compiles without remote documents.
+    #[test]
+    fn nested_formats_match_the_first_rendering_on_the_suite() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/JSON-Schema-Test-Suite/tests/draft2020-12");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            panic!("the suite at {}", dir.display());
+        };
+        let mut compared = 0;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let groups: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            for group in groups.as_array().into_iter().flatten() {
+                let Ok(schema) = Schema::compile(&group["schema"]) else {
+                    continue;
+                };
+                for test in group["tests"].as_array().into_iter().flatten() {
+                    let evaluation = schema.evaluate(&test["data"]);
+                    assert_eq!(
+                        evaluation.detailed(),
+                        reference(&evaluation, true),
+                        "{path:?}"
+                    );
+                    assert_eq!(
+                        evaluation.verbose(),
+                        reference(&evaluation, false),
+                        "{path:?}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
 
     #[test]
     fn common_pointers_end_at_whole_segments() {

@@ -3,10 +3,10 @@
 //! Error texts say what is wrong and where, never quote the input: the same rule as
 //! validation errors, since an instance may hold secrets.
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
+use toolschema::flat::{Array as FlatArray, Instance, Kind, Node, Object as FlatObject};
 
 /// A UTF-8 byte-order mark, accepted (and skipped) at the start of any input.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -99,14 +99,106 @@ fn malformed(bytes: &[u8], e: &serde_json::Error) -> String {
     }
 }
 
+/// JSON nested past serde_json's recursion limit: read by the flat parser without a depth
+/// bound (a loop with its own stack, linear in the text whatever it holds: serde_json's
+/// deserializer, recursing through `serde_stacker`, recomputed the error's line at every
+/// level it unwound, so refusing unclosed nesting took time quadratic in its depth), then
+/// built into a `Value` by a loop as well. The flat parser reads what serde_json reads, to
+/// the same values.
 fn parse_deep(bytes: &[u8]) -> Result<Document, String> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    let stacked = serde_stacker::Deserializer::new(&mut de);
-    let value = Value::deserialize(stacked).map_err(|e| format!("malformed JSON: {e}"))?;
-    let document = Document { value, deep: true };
-    de.end().map_err(|e| format!("malformed JSON: {e}"))?;
-    Ok(document)
+    let mut flat = toolschema::flat::Document::new().max_depth(u32::MAX);
+    let tree = flat.parse(bytes).map_err(|e| malformed_json(&e))?;
+    Ok(Document {
+        value: to_value(tree.root()),
+        deep: true,
+    })
+}
+
+/// The `Value` of a flat node, built without recursion.
+fn to_value(root: Node<'_>) -> Value {
+    let mut open: Vec<(Option<String>, Open<'_>)> = Vec::new();
+    let mut next = Some((None, root));
+    loop {
+        if let Some((key, node)) = next.take() {
+            match Open::of(node) {
+                Ok(value) => match open.last_mut() {
+                    Some((_, parent)) => parent.push(key, value),
+                    None => return value,
+                },
+                Err(frame) => open.push((key, frame)),
+            }
+        }
+        let Some((_, top)) = open.last_mut() else {
+            return Value::Null;
+        };
+        match top.next_child() {
+            Some(child) => next = Some(child),
+            None => {
+                let Some((key, frame)) = open.pop() else {
+                    return Value::Null;
+                };
+                let value = frame.finish();
+                match open.last_mut() {
+                    Some((_, parent)) => parent.push(key, value),
+                    None => return value,
+                }
+            }
+        }
+    }
+}
+
+type Items<'t> = <<Node<'t> as Instance<'t>>::Array as FlatArray<'t>>::Iter;
+type Entries<'t> = <<Node<'t> as Instance<'t>>::Object as FlatObject<'t>>::Entries;
+
+/// A container of `to_value` being filled: what it holds so far and its children to come.
+enum Open<'t> {
+    Array(Vec<Value>, Items<'t>),
+    Object(Map<String, Value>, Entries<'t>),
+}
+
+impl<'t> Open<'t> {
+    /// A scalar's value, or a container to fill.
+    fn of(node: Node<'t>) -> Result<Value, Open<'t>> {
+        Ok(match node.kind() {
+            Kind::Null => Value::Null,
+            Kind::Bool => Value::Bool(node.as_bool().unwrap_or_default()),
+            Kind::Number => node.as_number().map_or(Value::Null, Value::Number),
+            Kind::String => Value::String(node.as_str().unwrap_or_default().to_string()),
+            Kind::Array => match node.as_array() {
+                Some(items) => {
+                    return Err(Open::Array(Vec::with_capacity(items.len()), items.iter()));
+                }
+                None => Value::Null,
+            },
+            Kind::Object => match node.as_object() {
+                Some(o) => return Err(Open::Object(Map::new(), o.entries())),
+                None => Value::Null,
+            },
+        })
+    }
+
+    fn next_child(&mut self) -> Option<(Option<String>, Node<'t>)> {
+        match self {
+            Open::Array(_, items) => items.next().map(|item| (None, item)),
+            Open::Object(_, entries) => entries.next().map(|(k, _, v)| (Some(k.to_string()), v)),
+        }
+    }
+
+    fn push(&mut self, key: Option<String>, value: Value) {
+        match self {
+            Open::Array(items, _) => items.push(value),
+            Open::Object(map, _) => {
+                map.insert(key.unwrap_or_default(), value);
+            }
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self {
+            Open::Array(items, _) => Value::Array(items),
+            Open::Object(map, _) => Value::Object(map),
+        }
+    }
 }
 
 fn parse_yaml(bytes: &[u8]) -> Result<Document, String> {
@@ -139,15 +231,60 @@ fn yaml_reason(e: &serde_saphyr::Error) -> String {
     reason
 }
 
-/// Reads the whole of a file, or stdin for `-`.
+/// The most bytes of one JSON or YAML document read (files, stdin, FIFOs, devices alike),
+/// and of one JSON Lines line skipped before the rest of its input is given up: reading
+/// stops one byte past it (`validate --max-file-bytes`).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads the whole of a file, or stdin for `-`, up to [`DEFAULT_MAX_FILE_BYTES`].
 pub fn read_all(name: &str) -> io::Result<Vec<u8>> {
+    read_capped(name, DEFAULT_MAX_FILE_BYTES)
+}
+
+/// Reads the whole of a file, or stdin for `-`: an error past `cap` bytes, found by reading
+/// one byte more (a regular file's size is not trusted: `/dev/zero`, a FIFO or a growing
+/// file have none that holds).
+pub fn read_capped(name: &str, cap: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
+    let limit = cap.saturating_add(1);
     if name == "-" {
-        io::stdin().lock().read_to_end(&mut bytes)?;
+        io::stdin().lock().take(limit).read_to_end(&mut bytes)?;
     } else {
-        std::fs::File::open(name)?.read_to_end(&mut bytes)?;
+        open(name)?.take(limit).read_to_end(&mut bytes)?;
+    }
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::other(format!(
+            "larger than {cap} bytes, the cap on one document (--max-file-bytes)"
+        )));
     }
     Ok(bytes)
+}
+
+/// Opens an input for reading. A FIFO is opened without waiting for a writer (a FIFO that
+/// has none reads as empty instead of blocking for ever), then read blocking; a socket is
+/// refused by name.
+pub fn open(name: &str) -> io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let kind = std::fs::metadata(name)?.file_type();
+        if kind.is_socket() {
+            return Err(io::Error::other("a socket, not a file"));
+        }
+        if kind.is_fifo() {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(name)?;
+            // Back to blocking reads, with the standard library only (no `unsafe`): the
+            // flag is cleared by `FIONBIO`, which the kernel takes on any descriptor.
+            let fd = std::os::fd::OwnedFd::from(file);
+            let handle = std::os::unix::net::UnixStream::from(fd);
+            handle.set_nonblocking(false)?;
+            return Ok(std::fs::File::from(std::os::fd::OwnedFd::from(handle)));
+        }
+    }
+    std::fs::File::open(name)
 }
 
 /// One line of a JSON Lines input, as the reader found it.
@@ -157,6 +294,9 @@ pub enum Slot {
     Text(usize, usize),
     /// A line longer than the cap, skipped: its length in bytes.
     TooLong(u64),
+    /// A line longer than the cap that went on past the skip cap (bytes read of it) without
+    /// a newline: the input ends there, unread (`/dev/zero` has no end to skip to).
+    Endless(u64),
 }
 
 /// A run of consecutive lines, handed to a worker as one piece of work.
@@ -173,10 +313,12 @@ pub struct Chunk {
 }
 
 /// Splits a stream into lines of at most `cap` bytes, never holding more than one
-/// chunk and one line in memory; a longer line is skipped and reported, not kept.
+/// chunk and one line in memory; a longer line is skipped and reported, not kept, and one
+/// that runs past `skip_cap` bytes ends the input.
 pub struct LineReader<R> {
     inner: R,
     cap: usize,
+    skip_cap: u64,
     line: u64,
     done: bool,
 }
@@ -186,10 +328,13 @@ const CHUNK_BYTES: usize = 1 << 20;
 const CHUNK_LINES: usize = 4096;
 
 impl<R: BufRead> LineReader<R> {
-    pub fn new(inner: R, cap: usize) -> LineReader<R> {
+    /// Lines of at most `cap` bytes; the reading ends inside a line longer than `skip_cap`
+    /// (or `cap`, when larger).
+    pub fn new(inner: R, cap: usize, skip_cap: u64) -> LineReader<R> {
         LineReader {
             inner,
             cap,
+            skip_cap: skip_cap.max(cap as u64),
             line: 0,
             done: false,
         }
@@ -212,6 +357,11 @@ impl<R: BufRead> LineReader<R> {
                 Ok(Some(slot)) => {
                     if let Some(slot) = slot {
                         chunk.slots.push((self.line, slot));
+                        if let Slot::Endless(_) = slot {
+                            self.done = true;
+                            chunk.last = true;
+                            break;
+                        }
                     }
                 }
                 Ok(None) => {
@@ -258,6 +408,11 @@ impl<R: BufRead> LineReader<R> {
                 None => (available, available.len(), false),
             };
             total += piece.len() as u64;
+            if too_long && !end && total > self.skip_cap {
+                self.inner.consume(used);
+                self.line += 1;
+                return Ok(Some(Some(Slot::Endless(total))));
+            }
             if !too_long {
                 if total > self.cap as u64 {
                     too_long = true;
@@ -290,22 +445,71 @@ impl<R: BufRead> LineReader<R> {
 }
 
 /// The instance files of a directory, recursively, in path order: JSON, JSON Lines and
-/// YAML by extension.
+/// YAML by extension. Only regular files are taken: a FIFO, socket or device of such a
+/// name is skipped with a warning on stderr (a FIFO would block the walk, a device never
+/// end). Each directory is walked once, however many symbolic links lead to it, so that
+/// links back up the tree cannot make the walk endless.
 pub fn instance_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
+        if !first_visit(&d, &mut seen) {
+            continue;
+        }
         for entry in std::fs::read_dir(&d)? {
             let path = entry?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if is_document_name(&path) {
-                files.push(path);
+            // (Through symbolic links; one that leads nowhere is listed, to be reported.)
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_dir() => pending.push(path),
+                _ if !is_document_name(&path) => {}
+                Ok(meta) if !meta.is_file() => eprintln!(
+                    "toolschema: {}: skipped: {}, not a regular file",
+                    path.display(),
+                    file_kind(&meta)
+                ),
+                _ => files.push(path),
             }
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// Whether directory `d` is walked for the first time (by device and inode).
+fn first_visit(d: &Path, seen: &mut std::collections::HashSet<(u64, u64)>) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Ok(meta) = std::fs::metadata(d) {
+            return seen.insert((meta.dev(), meta.ino()));
+        }
+    }
+    let _ = (d, seen);
+    true
+}
+
+/// What a file that is not a regular one is.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+    }
+    let _ = meta;
+    "a special file"
 }
 
 fn is_document_name(path: &Path) -> bool {
@@ -324,7 +528,7 @@ mod tests {
     use super::*;
 
     fn lines(input: &[u8], cap: usize) -> Vec<(u64, Result<String, u64>)> {
-        let mut reader = LineReader::new(input, cap);
+        let mut reader = LineReader::new(input, cap, u64::MAX);
         let mut out = Vec::new();
         while let Some(chunk) = reader.next_chunk() {
             for (n, slot) in &chunk.slots {
@@ -334,7 +538,7 @@ mod tests {
                         Slot::Text(a, b) => {
                             Ok(String::from_utf8_lossy(&chunk.data[*a..*b]).into_owned())
                         }
-                        Slot::TooLong(len) => Err(*len),
+                        Slot::TooLong(len) | Slot::Endless(len) => Err(*len),
                     },
                 ));
             }
@@ -354,6 +558,26 @@ mod tests {
                 (5, Err(6)),
                 (6, Ok("5".into()))
             ]
+        );
+    }
+
+    #[test]
+    fn an_endless_line_ends_the_input_past_the_skip_cap() {
+        // Line 2 runs past the skip cap (12) in reads of 4 bytes that find no newline:
+        // reported, and nothing after it is read.
+        let input = io::BufReader::with_capacity(4, &b"1\n22222222222222222222\n3\n"[..]);
+        let mut reader = LineReader::new(input, 5, 12);
+        let chunk = reader.next_chunk().expect("a chunk");
+        assert!(chunk.last);
+        assert!(matches!(
+            chunk.slots[..],
+            [(1, Slot::Text(..)), (2, Slot::Endless(_))]
+        ));
+        assert!(reader.next_chunk().is_none());
+        // Within the skip cap, the long line is skipped and the input goes on.
+        assert_eq!(
+            lines(b"1\n22222222\n3", 5),
+            [(1, Ok("1".into())), (2, Err(8)), (3, Ok("3".into()))]
         );
     }
 

@@ -49,6 +49,10 @@ pub struct Args {
     /// The longest JSON Lines line read; a longer one is reported and skipped
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_line_bytes: usize,
+    /// The largest JSON or YAML document read (a file, stdin, a FIFO or a device alike), and
+    /// the most bytes of one JSON Lines line skipped: past that, its input ends with an error
+    #[arg(long, default_value_t = input::DEFAULT_MAX_FILE_BYTES, value_name = "BYTES")]
+    max_file_bytes: u64,
     /// Threads validating JSON Lines (default: one per core)
     #[arg(long, short, value_name = "N")]
     jobs: Option<usize>,
@@ -201,7 +205,7 @@ fn one_input(job: &Job, name: &str, args: &Args, jobs: usize, sink: &mut Sink) {
             lines(job, name, io::stdin().lock(), args, jobs, sink);
             Ok(())
         } else {
-            std::fs::File::open(name).map(|f| {
+            input::open(name).map(|f| {
                 lines(
                     job,
                     name,
@@ -217,7 +221,7 @@ fn one_input(job: &Job, name: &str, args: &Args, jobs: usize, sink: &mut Sink) {
         }
         return;
     }
-    let bytes = match input::read_all(name) {
+    let bytes = match input::read_capped(name, args.max_file_bytes) {
         Ok(b) => b,
         Err(e) => return sink.unreadable(job, name, &format!("cannot read: {e}")),
     };
@@ -240,7 +244,7 @@ fn one_input(job: &Job, name: &str, args: &Args, jobs: usize, sink: &mut Sink) {
 /// input order. At most `2 × jobs` chunks (1 MiB or 4096 lines each, plus one line up to
 /// the cap) are in memory at once.
 fn lines(job: &Job, name: &str, reader: impl BufRead, args: &Args, jobs: usize, sink: &mut Sink) {
-    let mut reader = LineReader::new(reader, args.max_line_bytes);
+    let mut reader = LineReader::new(reader, args.max_line_bytes, args.max_file_bytes);
     let Some(first) = reader.next_chunk() else {
         return;
     };
@@ -310,6 +314,13 @@ fn judge_chunk(job: &Job, name: &str, chunk: Chunk) -> Report {
             Slot::Text(a, b) => judge_json(job, name, Some(line), &chunk.data[a..b], &mut report),
             Slot::TooLong(len) => {
                 let why = format!("line too long: {len} bytes, more than --max-line-bytes");
+                judge(job, name, Some(line), Err(why), &mut report);
+            }
+            Slot::Endless(len) => {
+                let why = format!(
+                    "line too long: more than --max-line-bytes, and still no newline after \
+                     {len} bytes (--max-file-bytes): the rest of the input is not read"
+                );
                 judge(job, name, Some(line), Err(why), &mut report);
             }
         }

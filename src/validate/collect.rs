@@ -57,6 +57,13 @@ pub(crate) trait Collector {
     ) {
     }
 
+    /// Whether annotations are still kept: past `evaluate`'s output budget they are not,
+    /// and callers skip building their values (a schema value cloned per instance value).
+    #[inline(always)]
+    fn keeps_annotations(&self) -> bool {
+        Self::ANNOTATE
+    }
+
     /// Keeps the annotations of a branch that succeeded.
     #[inline(always)]
     fn absorb(&mut self, _branch: Self)
@@ -254,13 +261,19 @@ impl Collector for Outcome {
             keyword: name.to_string(),
             value,
         };
-        let size = annotation.instance_location.len()
+        // (The value too: a schema value annotates every instance value it applies to.)
+        let size = (annotation.instance_location.len()
             + annotation.keyword_location.len()
             + annotation.absolute_keyword_location.len()
-            + annotation.schema_location.len();
-        if self.output.spend(size as u64) {
+            + annotation.schema_location.len()) as u64
+            + crate::output::value_bytes(&annotation.value);
+        if self.output.spend(size) {
             self.annotations.push(annotation);
         }
+    }
+
+    fn keeps_annotations(&self) -> bool {
+        !self.output.exceeded.get()
     }
 
     fn absorb(&mut self, branch: Self) {

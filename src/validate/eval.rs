@@ -167,7 +167,7 @@ pub(super) fn eval_node<'a, I: Instance<'a>, C: Collector>(
         } else {
             eval_keyword(c, node, k, kw, instance, &ctx, col)
         };
-        if C::ANNOTATE && ok {
+        if C::ANNOTATE && ok && col.keeps_annotations() {
             applicator_annotation(c, node, k, *kw, instance, ctx, col);
         }
         if !ok {
@@ -180,6 +180,9 @@ pub(super) fn eval_node<'a, I: Instance<'a>, C: Collector>(
     if C::ANNOTATE {
         if valid {
             for &a in &c.annotation_values[c.node_annotations[node.index()].range()] {
+                if !col.keeps_annotations() {
+                    break;
+                }
                 let (name, value) = c.annotation(a);
                 // The content keywords annotate strings only.
                 if name.starts_with("content") && instance.kind() != Kind::String {
