@@ -183,7 +183,9 @@ fn post_stateless(url: &str, method: &str, name: Option<&str>, body: String) -> 
     if let Some(n) = name {
         r = r.header("mcp-name", n);
     }
-    r.body(body).send().expect("the proxy answers within the client's timeout")
+    r.body(body)
+        .send()
+        .expect("the proxy answers within the client's timeout")
 }
 
 /// Every JSON-RPC message of a response (a JSON body, or each SSE event's data).
@@ -264,7 +266,9 @@ fn pooled_child_sends_each_client_only_its_own_progress() {
                         own_progress += 1;
                     }
                     Some(other) => {
-                        panic!("round {round}: a notification {other:?} with no tie to this call reached it: {m}")
+                        panic!(
+                            "round {round}: a notification {other:?} with no tie to this call reached it: {m}"
+                        )
                     }
                     None => {
                         assert_eq!(m["id"], "same", "{m}");
@@ -277,8 +281,14 @@ fn pooled_child_sends_each_client_only_its_own_progress() {
                     }
                 }
             }
-            assert!(own_progress >= 1, "round {round}: no progress of its own: {messages:?}");
-            assert!(messages.last().is_some_and(|m| m.get("result").is_some()), "{messages:?}");
+            assert!(
+                own_progress >= 1,
+                "round {round}: no progress of its own: {messages:?}"
+            );
+            assert!(
+                messages.last().is_some_and(|m| m.get("result").is_some()),
+                "{messages:?}"
+            );
         }
     }
 }
@@ -302,13 +312,19 @@ fn stdio_proxy_refuses_what_parsers_read_differently() {
     let cases: Vec<(&str, String, i64, &str)> = vec![
         (
             "dup",
-            call_text("dup", &format!(r#"{{"message": "{secret}", "message": "safe"}}"#)),
+            call_text(
+                "dup",
+                &format!(r#"{{"message": "{secret}", "message": "safe"}}"#),
+            ),
             -32600,
             "/params/arguments/message",
         ),
         (
             "dup-escaped",
-            call_text("dup-escaped", &format!(r#"{{"message": "{secret}", "\u006dessage": "safe"}}"#)),
+            call_text(
+                "dup-escaped",
+                &format!(r#"{{"message": "{secret}", "\u006dessage": "safe"}}"#),
+            ),
             -32600,
             "/params/arguments/message",
         ),
@@ -328,7 +344,10 @@ fn stdio_proxy_refuses_what_parsers_read_differently() {
         ),
         (
             "long-int",
-            call_text("long-int", r#"{"message": "x", "n": 100000000000000000001}"#),
+            call_text(
+                "long-int",
+                r#"{"message": "x", "n": 100000000000000000001}"#,
+            ),
             -32600,
             "/params/arguments/n",
         ),
@@ -336,7 +355,11 @@ fn stdio_proxy_refuses_what_parsers_read_differently() {
             "deep",
             call_text(
                 "deep",
-                &format!(r#"{{"message": "x", "d": {}{}}}"#, "[".repeat(300), "]".repeat(300)),
+                &format!(
+                    r#"{{"message": "x", "d": {}{}}}"#,
+                    "[".repeat(300),
+                    "]".repeat(300)
+                ),
             ),
             -32700,
             "deeper than 127",
@@ -355,7 +378,10 @@ fn stdio_proxy_refuses_what_parsers_read_differently() {
         assert_eq!(answer["error"]["code"], *code, "{id}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap_or("");
         assert!(message.contains(named), "{id}: {answer}");
-        assert!(!answer.to_string().contains(secret), "{id}: a value in {answer}");
+        assert!(
+            !answer.to_string().contains(secret),
+            "{id}: a value in {answer}"
+        );
     }
     // The session goes on.
     client.send(&call_text("fine", r#"{"message": "ok"}"#));
@@ -394,12 +420,19 @@ fn serve_refuses_a_member_named_twice() {
         answers.insert(v["id"].to_string(), v);
     }
     assert_eq!(answers["2"]["error"]["code"], -32600, "{:?}", answers["2"]);
-    assert!(answers["2"]["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("/params/arguments/message"));
+    assert!(
+        answers["2"]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/params/arguments/message")
+    );
     assert_eq!(answers["3"]["error"]["code"], -32600, "{:?}", answers["3"]);
-    assert!(answers["3"]["error"]["message"].as_str().unwrap().contains("/jsonrpc"));
+    assert!(
+        answers["3"]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/jsonrpc")
+    );
 }
 
 // ---- class 3: every request gets exactly one answer, in time ----
@@ -423,31 +456,51 @@ fn malformed(rng: &mut Rng, n: usize) -> (String, Option<String>) {
     match rng.below(10) {
         0 => {
             let inner = nest(rng, r#"{"p": "/etc/passwd", "p": "/safe"}"#.into());
-            (call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)), Some(id))
+            (
+                call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)),
+                Some(id),
+            )
         }
         1 => {
             let inner = nest(rng, r#""\udc00""#.into());
-            (call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)), Some(id))
+            (
+                call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)),
+                Some(id),
+            )
         }
         2 => {
             let depth = 128 + rng.below(600) as usize;
-            let inner = format!("{}{}", "{\"a\":".repeat(depth), "1".to_string() + &"}".repeat(depth));
-            (call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)), Some(id))
+            let inner = format!(
+                "{}{}",
+                "{\"a\":".repeat(depth),
+                "1".to_string() + &"}".repeat(depth)
+            );
+            (
+                call_text(&id, &format!(r#"{{"message": "x", "a": {inner}}}"#)),
+                Some(id),
+            )
         }
         3 => {
             let big = format!("1{}", "0".repeat(20 + rng.below(400) as usize));
-            (call_text(&id, &format!(r#"{{"message": "x", "a": {big}}}"#)), Some(id))
+            (
+                call_text(&id, &format!(r#"{{"message": "x", "a": {big}}}"#)),
+                Some(id),
+            )
         }
         4 => (
             format!(r#"{{"jsonrpc": "2.0", "id": "{id}", "method": 42, "params": {{}}}}"#),
             Some(id),
         ),
         5 => (
-            format!(r#"{{"jsonrpc": "2.0", "id": "{id}", "method": "tools/call", "params": "nope"}}"#),
+            format!(
+                r#"{{"jsonrpc": "2.0", "id": "{id}", "method": "tools/call", "params": "nope"}}"#
+            ),
             Some(id),
         ),
         6 => (
-            format!(r#"{{"jsonrpc": "2.0", "id": "{id}", "method": "tools/call", "params": {{"name": "echo", "arguments": {{"message": "x"}}}}}} trailing"#),
+            format!(
+                r#"{{"jsonrpc": "2.0", "id": "{id}", "method": "tools/call", "params": {{"name": "echo", "arguments": {{"message": "x"}}}}}} trailing"#
+            ),
             Some(id),
         ),
         7 => (
@@ -457,10 +510,14 @@ fn malformed(rng: &mut Rng, n: usize) -> (String, Option<String>) {
         8 => {
             // Ids no request may carry: answered (under null) or not, never a hang.
             let bad = ["{}", "[1]", "true", "1e400", "NaN"][rng.below(5) as usize];
-            (format!(r#"{{"jsonrpc": "2.0", "id": {bad}, "method": "ping"}}"#), None)
+            (
+                format!(r#"{{"jsonrpc": "2.0", "id": {bad}, "method": "ping"}}"#),
+                None,
+            )
         }
         _ => {
-            let garbage = ["[", "{", "\u{feff}{}", "[]", "\"\\ud800\"", "{\"id\": }"][rng.below(6) as usize];
+            let garbage =
+                ["[", "{", "\u{feff}{}", "[]", "\"\\ud800\"", "{\"id\": }"][rng.below(6) as usize];
             (garbage.to_string(), None)
         }
     }
@@ -515,7 +572,10 @@ fn listen_answers_every_malformed_stateless_request() {
         let r = post_stateless(&url, "tools/call", Some("echo"), text.clone());
         let status = r.status();
         let got = messages_of(r);
-        assert!(started.elapsed() < Duration::from_secs(20), "case {n}: {text:.200}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "case {n}: {text:.200}"
+        );
         if let Some(id) = id
             && text.contains("_meta")
             && status == 200
@@ -636,7 +696,10 @@ fn serve_fake(mut tcp: TcpStream, how: Misbehaviour, stop: &AtomicBool, gets: &A
             "200 OK",
             "application/json",
             "",
-            &answer(&id, json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})),
+            &answer(
+                &id,
+                json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+            ),
         ),
         "tools/call" if how == Misbehaviour::OtherId => reply(
             &mut tcp,
@@ -658,7 +721,13 @@ fn serve_fake(mut tcp: TcpStream, how: Misbehaviour, stop: &AtomicBool, gets: &A
             }
         }
         _ if id.is_null() => reply(&mut tcp, "202 Accepted", "text/plain", "", ""),
-        _ => reply(&mut tcp, "200 OK", "application/json", "", &answer(&id, json!({}))),
+        _ => reply(
+            &mut tcp,
+            "200 OK",
+            "application/json",
+            "",
+            &answer(&id, json!({})),
+        ),
     }
 }
 
@@ -698,11 +767,18 @@ fn a_trickling_upstream_cannot_hold_a_call_past_the_timeout() {
     let answer = got.last().unwrap();
     assert_eq!(answer["error"]["code"], -32603, "{answer}");
     assert!(
-        answer["error"]["message"].as_str().unwrap().contains("upstream"),
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("upstream"),
         "{answer}"
     );
     // Generous for a loaded machine; the trickle itself never ends.
-    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// A GET stream that says `retry: 0` and closes is reopened with a growing delay, not in a

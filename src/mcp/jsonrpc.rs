@@ -314,7 +314,11 @@ impl<'a> Scanner<'a> {
     /// Whether the value being read is the top-level object's `id` member.
     fn at_top_level_id(&self) -> bool {
         match self.stack.as_slice() {
-            [Frame::Object { key: Some((s, e)), .. }] => {
+            [
+                Frame::Object {
+                    key: Some((s, e)), ..
+                },
+            ] => {
                 let raw = &self.text[*s..*e];
                 raw == b"id" || unescape(raw) == b"id"
             }
@@ -330,7 +334,9 @@ impl<'a> Scanner<'a> {
         for frame in &self.stack {
             p.push('/');
             match frame {
-                Frame::Object { key: Some((s, e)), .. } => {
+                Frame::Object {
+                    key: Some((s, e)), ..
+                } => {
                     let name = unescape(&self.text[*s..*e]);
                     let name = String::from_utf8_lossy(&name);
                     p.push_str(&name.replace('~', "~0").replace('/', "~1"));
@@ -526,27 +532,64 @@ mod tests {
     #[test]
     fn hazards_are_named_by_location() {
         let cases: &[(&str, Option<Hazard>)] = &[
-            (r#"{"id": 1, "a": "\ud800"}"#, Some(Hazard::LoneSurrogate("/a".into()))),
-            (r#"{"a": "\udc00\ud800"}"#, Some(Hazard::LoneSurrogate("/a".into()))),
-            (r#"{"a": "\ud800x"}"#, Some(Hazard::LoneSurrogate("/a".into()))),
+            (
+                r#"{"id": 1, "a": "\ud800"}"#,
+                Some(Hazard::LoneSurrogate("/a".into())),
+            ),
+            (
+                r#"{"a": "\udc00\ud800"}"#,
+                Some(Hazard::LoneSurrogate("/a".into())),
+            ),
+            (
+                r#"{"a": "\ud800x"}"#,
+                Some(Hazard::LoneSurrogate("/a".into())),
+            ),
             (r#"{"a": "\ud83d\ude00"}"#, None),
-            (r#"{"\ud800": 1}"#, Some(Hazard::LoneSurrogate("/\u{fffd}".into()))),
-            (r#"{"a": [1, 100000000000000000001]}"#, Some(Hazard::LongInteger("/a/1".into()))),
-            (r#"{"a": -9223372036854775809}"#, Some(Hazard::LongInteger("/a".into()))),
-            (r#"{"a": 18446744073709551615, "b": -9223372036854775808}"#, None),
+            (
+                r#"{"\ud800": 1}"#,
+                Some(Hazard::LoneSurrogate("/\u{fffd}".into())),
+            ),
+            (
+                r#"{"a": [1, 100000000000000000001]}"#,
+                Some(Hazard::LongInteger("/a/1".into())),
+            ),
+            (
+                r#"{"a": -9223372036854775809}"#,
+                Some(Hazard::LongInteger("/a".into())),
+            ),
+            (
+                r#"{"a": 18446744073709551615, "b": -9223372036854775808}"#,
+                None,
+            ),
             (r#"{"a": 1e400, "b": 100000000000000000001.0}"#, None),
             (r#"{"id": 100000000000000000001, "method": "m"}"#, None),
-            (r#"{"x": {"id": 100000000000000000001}}"#, Some(Hazard::LongInteger("/x/id".into()))),
+            (
+                r#"{"x": {"id": 100000000000000000001}}"#,
+                Some(Hazard::LongInteger("/x/id".into())),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(find_hazard(text.as_bytes()), *want, "{text}");
         }
-        let deep = format!("{}{}", "[".repeat(MAX_MESSAGE_DEPTH), "]".repeat(MAX_MESSAGE_DEPTH));
+        let deep = format!(
+            "{}{}",
+            "[".repeat(MAX_MESSAGE_DEPTH),
+            "]".repeat(MAX_MESSAGE_DEPTH)
+        );
         assert_eq!(find_hazard(deep.as_bytes()), None);
         let deeper = format!("{{\"a\":{deep}}}");
         assert_eq!(find_hazard(deeper.as_bytes()), Some(Hazard::TooDeep));
         // Whatever the input, no panic.
-        for text in ["", "\"", "{\"", "{\"a\\", "\"\\u12", "{\"a\":-", "}}]]", "[\"\\ud800"] {
+        for text in [
+            "",
+            "\"",
+            "{\"",
+            "{\"a\\",
+            "\"\\u12",
+            "{\"a\":-",
+            "}}]]",
+            "[\"\\ud800",
+        ] {
             let _ = find_hazard(text.as_bytes());
         }
     }

@@ -957,7 +957,10 @@ mod tests {
     fn reconnects_are_spaced_and_capped() {
         assert_eq!(reconnect_delay(Duration::ZERO, 0), MIN_RECONNECT);
         assert_eq!(reconnect_delay(Duration::ZERO, 1), 2 * MIN_RECONNECT);
-        assert_eq!(reconnect_delay(Duration::from_secs(3), 0), Duration::from_secs(3));
+        assert_eq!(
+            reconnect_delay(Duration::from_secs(3), 0),
+            Duration::from_secs(3)
+        );
         assert_eq!(reconnect_delay(Duration::ZERO, 40), MAX_RECONNECT);
         assert_eq!(reconnect_delay(Duration::from_secs(3600), 0), MAX_RECONNECT);
     }

@@ -732,7 +732,9 @@ fn route_pooled(requests: &PoolRequests, text: &[u8]) {
         return;
     };
     if obj.contains_key("method") {
-        if obj.contains_key("id") || obj.get("method") != Some(&Value::from("notifications/progress")) {
+        if obj.contains_key("id")
+            || obj.get("method") != Some(&Value::from("notifications/progress"))
+        {
             // The child's requests and other notifications name no request of a client:
             // at 2026-07-28 there is no session for them to go to.
             return;
@@ -785,8 +787,7 @@ impl Backend for PooledRequest {
         let shared = &self.pool.backend.shared;
         // What the contract would refuse unread is answered here, under the client's id
         // (the pool's answers are routed by the proxy's ids alone).
-        let hazard = jsonrpc::find_hazard(message.as_bytes())
-            .map(|h| (h.code(), h.message()));
+        let hazard = jsonrpc::find_hazard(message.as_bytes()).map(|h| (h.code(), h.message()));
         let parsed = match hazard {
             Some(_) => None,
             None => serde_json::from_str::<Value>(message).ok(),
@@ -832,7 +833,9 @@ impl Backend for PooledRequest {
             .and_then(Value::as_object_mut)
             .and_then(|meta| meta.insert("progressToken".into(), Value::from(ours.as_str())));
         if token.is_none()
-            && let Some(meta) = value.pointer_mut("/params/_meta").and_then(Value::as_object_mut)
+            && let Some(meta) = value
+                .pointer_mut("/params/_meta")
+                .and_then(Value::as_object_mut)
         {
             meta.remove("progressToken");
         }

@@ -326,7 +326,9 @@ impl Contract {
             let batch = Value::Array(clean);
             for a in self.from_client(&batch) {
                 match a {
-                    Action::Forward => to_server.extend(batch.as_array().cloned().unwrap_or_default()),
+                    Action::Forward => {
+                        to_server.extend(batch.as_array().cloned().unwrap_or_default())
+                    }
                     Action::Send(Peer::Server, Value::Array(m)) => to_server.extend(m),
                     Action::Send(Peer::Client, Value::Array(m)) => refusals.extend(m),
                     other => out.push(other),
@@ -423,9 +425,17 @@ impl Contract {
                 match self.pending.remove(&id.to_string()) {
                     Some(Pending::List { own: true, .. }) => {
                         answered = None;
-                        out.extend(self.own_listing_next(false, None, None, ProtocolVersion::LATEST));
+                        out.extend(self.own_listing_next(
+                            false,
+                            None,
+                            None,
+                            ProtocolVersion::LATEST,
+                        ));
                     }
-                    Some(Pending::Call { tool: name, version }) => {
+                    Some(Pending::Call {
+                        tool: name,
+                        version,
+                    }) => {
                         let text = format!("the result of tool {name} could not be relayed: {why}");
                         out.push(Action::Send(
                             Peer::Client,
