@@ -598,6 +598,9 @@ enum Misbehaviour {
     Trickle,
     /// Offers a GET stream that says `retry: 0` and closes at once.
     RetryZero,
+    /// Answers a call with what JSON parsers read differently: a lone surrogate (id
+    /// `"surrogate"`) or a member named twice (any other id).
+    Garbled,
 }
 
 struct FakeUpstream {
@@ -720,6 +723,15 @@ fn serve_fake(mut tcp: TcpStream, how: Misbehaviour, stop: &AtomicBool, gets: &A
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
+        "tools/call" if how == Misbehaviour::Garbled => {
+            let result = if id == "surrogate" {
+                r#"{"content": [{"type": "text", "text": "\ud800"}]}"#
+            } else {
+                r#"{"content": [], "structuredContent": {"ok": true, "ok": false}}"#
+            };
+            let body = format!(r#"{{"jsonrpc": "2.0", "id": {id}, "result": {result}}}"#);
+            reply(&mut tcp, "200 OK", "application/json", "", &body)
+        }
         _ if id.is_null() => reply(&mut tcp, "202 Accepted", "text/plain", "", ""),
         _ => reply(
             &mut tcp,
@@ -792,4 +804,23 @@ fn a_retry_zero_get_stream_is_not_reopened_in_a_loop() {
     let gets = upstream.gets.load(Ordering::SeqCst);
     // 0.5 s, then 1 s, 2 s...: a handful in 4 s (before: thousands).
     assert!((1..=8).contains(&gets), "{gets} GETs in 4 s");
+}
+
+/// An upstream answer that JSON parsers read differently (a lone surrogate, a member named
+/// twice) is not relayed, and the call is answered in its place at once.
+#[test]
+fn a_garbled_upstream_answer_is_answered_in_its_place() {
+    let upstream = fake_upstream(Misbehaviour::Garbled);
+    let mut client = StdioClient::start(&["--upstream", &upstream.url]);
+    client.initialize();
+    for id in ["surrogate", "dup"] {
+        client.send(&call(id));
+        let got = client.until(&json!(id), Duration::from_secs(20));
+        let answer = got.last().unwrap();
+        assert_eq!(answer["result"]["isError"], true, "{id}: {answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("");
+        assert!(text.contains("could not be relayed"), "{id}: {answer}");
+    }
 }
