@@ -859,6 +859,28 @@ impl Connection {
 
     /// Validates the envelope and dispatches; `None` when nothing is to be sent now.
     fn process(&self, message: &str, mode: Mode) -> Option<Answer> {
+        if let Some(at) = jsonrpc::find_duplicate_member(message.as_bytes()) {
+            // One rule for every transport: what a proxy in front of this server validated
+            // must be what the handler gets, whichever value of a repeated member either
+            // parser would keep.
+            let (id, response, notification) = scanned_id(message);
+            if response {
+                // An answer to a handler's request: the handler hears it was garbled.
+                if let Some(id) = &id {
+                    self.state.outstanding.deliver(id.key(), Reply::Garbage);
+                }
+                return None;
+            }
+            if notification {
+                return None;
+            }
+            let id = id.unwrap_or_else(Id::null);
+            let hazard = jsonrpc::Hazard::DuplicateMember(at);
+            return Some(Answer {
+                line: error_line(&id, hazard.code(), &hazard.message(), None),
+                id,
+            });
+        }
         let env: Envelope<'_> = match serde_json::from_str(message) {
             Ok(env) => env,
             Err(e) => {
@@ -1962,6 +1984,19 @@ fn request_id(message: &str) -> Option<Id> {
 }
 
 /// The answer to a message that is not a readable envelope.
+/// A message's id, found by a scan (its envelope may not be readable), and whether it is
+/// a response or a notification.
+fn scanned_id(message: &str) -> (Option<Id>, bool, bool) {
+    let mut head = super::proxy::MessageHead::new();
+    head.feed(message.as_bytes());
+    let id = head
+        .id()
+        .and_then(|v| serde_json::value::to_raw_value(v).ok())
+        .and_then(|raw| Id::parse(&raw));
+    let notification = head.id().is_none() && head.method().is_some();
+    (id, head.is_response(), notification)
+}
+
 fn unreadable(message: &str, e: &serde_json::Error) -> String {
     if serde_json::from_str::<serde::de::IgnoredAny>(message).is_ok() {
         // Valid JSON: not an object, or an object repeating a member.

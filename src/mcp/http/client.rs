@@ -28,6 +28,15 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// How many times a stream that ended early is resumed with `Last-Event-ID`.
 const MAX_RESUMES: u32 = 5;
+/// The least delay before resuming a stream or reopening the GET stream, whatever
+/// `retry` the server asks for (`retry: 0` must not make the proxy reconnect in a loop).
+const MIN_RECONNECT: Duration = Duration::from_millis(500);
+/// The longest delay between two attempts at the GET stream (the delay doubles after each
+/// attempt that brought no message).
+const MAX_RECONNECT: Duration = Duration::from_secs(30);
+/// How many times in a row the GET stream is reopened without bringing a message before
+/// the proxy stops listening on it.
+const MAX_EMPTY_RECONNECTS: u32 = 20;
 
 /// Where the client's findings go: each message from the server (JSON text), and notes for
 /// the operator.
@@ -69,6 +78,11 @@ struct State {
     closed: AtomicBool,
     /// Messages sent whose POST has not finished.
     in_flight: std::sync::atomic::AtomicUsize,
+    /// The requests sent and not yet answered, by serialized id (with how many of that
+    /// id): a response is delivered only while its id waits here, and takes it out, so
+    /// each request is answered exactly once: by the server, or in its place when its
+    /// POST ends (or times out) without its answer.
+    waiting: Mutex<std::collections::HashMap<String, usize>>,
     delivery: Delivery,
 }
 
@@ -115,6 +129,7 @@ impl Upstream {
             get_started: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             in_flight: std::sync::atomic::AtomicUsize::new(0),
+            waiting: Mutex::new(std::collections::HashMap::new()),
             delivery,
         });
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -173,6 +188,8 @@ struct EnvelopeParams {
 struct Sent {
     /// The id, for a request (JSON text), or `None`.
     id: Option<Value>,
+    /// The ids of every request in the message (one, or a batch's).
+    ids: Vec<Value>,
     method: Option<String>,
     /// A 2026-07-28 request: its version (the headers mirror the body).
     modern: Option<String>,
@@ -182,9 +199,21 @@ struct Sent {
 impl Sent {
     fn of(text: &str) -> Sent {
         let env: Envelope<'_> = serde_json::from_str(text).unwrap_or_default();
-        let id = match (&env.id, &env.method) {
+        let id: Option<Value> = match (&env.id, &env.method) {
             (Some(raw), Some(_)) => serde_json::from_str(raw.get()).ok(),
             _ => None,
+        };
+        let ids = match &id {
+            Some(id) => vec![id.clone()],
+            None if text.trim_start().starts_with('[') => {
+                serde_json::from_str::<Vec<Envelope<'_>>>(text)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|e| e.method.is_some())
+                    .filter_map(|e| serde_json::from_str(e.id?.get()).ok())
+                    .collect()
+            }
+            None => Vec::new(),
         };
         let params = env.params.unwrap_or_default();
         let modern = params
@@ -195,6 +224,7 @@ impl Sent {
             .map(str::to_string);
         Sent {
             id,
+            ids,
             method: env.method,
             modern,
             name: params.name.and_then(|n| n.as_str().map(str::to_string)),
@@ -245,12 +275,78 @@ impl State {
         (self.delivery.note)(text);
     }
 
-    /// Answers a request in the server's place with an error, and tells the operator.
+    /// Answers the requests of a POST still waiting in the server's place with an error,
+    /// and tells the operator.
     fn fail(&self, sent: &Sent, why: &str) {
         self.note(format!("upstream: {}: {why}", sent.what()));
-        if let Some(id) = &sent.id {
-            let answer = jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &format!("upstream: {why}"));
-            (self.delivery.message)(answer.to_string());
+        for id in &sent.ids {
+            if self.take_waiting(id) {
+                let answer =
+                    jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &format!("upstream: {why}"));
+                (self.delivery.message)(answer.to_string());
+            }
+        }
+    }
+
+    /// Takes one request of that id out of the waiting ones; false when none waits.
+    fn take_waiting(&self, id: &Value) -> bool {
+        let key = id.to_string();
+        let mut waiting = lock(&self.waiting);
+        match waiting.get_mut(&key) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                true
+            }
+            Some(_) => {
+                waiting.remove(&key);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn is_waiting(&self, id: &Value) -> bool {
+        lock(&self.waiting).contains_key(&id.to_string())
+    }
+
+    /// Hands a message from the server on. A response (or a batch's) is delivered only
+    /// for a request still waiting, which it answers; one for no waiting request (another
+    /// id, a repeat, a late one) is dropped with a note, so it can neither answer a
+    /// request twice nor stand in for another's answer.
+    fn deliver(&self, text: String) {
+        if text.trim_start().starts_with('[') {
+            let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(&text) else {
+                return (self.delivery.message)(text);
+            };
+            let kept: Vec<&str> = items
+                .iter()
+                .map(|i| i.get())
+                .filter(|i| self.admit(i))
+                .collect();
+            if kept.len() == items.len() {
+                return (self.delivery.message)(text);
+            }
+            if !kept.is_empty() {
+                (self.delivery.message)(format!("[{}]", kept.join(",")));
+            }
+            return;
+        }
+        if self.admit(&text) {
+            (self.delivery.message)(text);
+        }
+    }
+
+    /// Whether one message from the server may go on (see [`State::deliver`]).
+    fn admit(&self, text: &str) -> bool {
+        match response_id(text) {
+            Some(id) if self.take_waiting(&id) => true,
+            Some(id) => {
+                self.note(format!(
+                    "upstream: the server sent an answer for id {id}, which no request waits for; dropped"
+                ));
+                false
+            }
+            None => true,
         }
     }
 
@@ -277,8 +373,26 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// One message's POST, bounded as a whole by the timeout (however the server trickles);
+/// when it ends, each of its requests the server did not answer is answered in its place.
 async fn post(state: Arc<State>, text: String, sent: Sent) {
-    post_message(&state, text, &sent).await;
+    {
+        let mut waiting = lock(&state.waiting);
+        for id in &sent.ids {
+            *waiting.entry(id.to_string()).or_insert(0) += 1;
+        }
+    }
+    let timeout = state.options.timeout;
+    let why = match tokio::time::timeout(timeout, post_message(&state, text, &sent)).await {
+        Ok(()) => "the server's answer did not answer this request".to_string(),
+        Err(_) => format!(
+            "no answer within {} s (--upstream-timeout)",
+            timeout.as_secs_f32()
+        ),
+    };
+    if sent.ids.iter().any(|id| state.is_waiting(id)) {
+        state.fail(&sent, &why);
+    }
     state.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
@@ -325,7 +439,7 @@ async fn post_message(state: &Arc<State>, text: String, sent: &Sent) {
     if !status.is_success() {
         return refused(state, sent, resp).await;
     }
-    if sent.id.is_none() {
+    if sent.ids.is_empty() {
         // A notification or response answered with a body: nothing waits for it.
         return;
     }
@@ -335,7 +449,7 @@ async fn post_message(state: &Arc<State>, text: String, sent: &Sent) {
                 if sent.method.as_deref() == Some("initialize") {
                     remember_version(state, &body);
                 }
-                (state.delivery.message)(body);
+                state.deliver(body);
             }
             Err(why) => state.fail(sent, &why),
         },
@@ -428,7 +542,7 @@ async fn refused(state: &State, sent: &Sent, resp: Response<Incoming>) -> () {
         && v.get("id") == Some(id)
     {
         state.note(format!("upstream: {}: HTTP {status}", sent.what()));
-        (state.delivery.message)(body);
+        state.deliver(body);
         return;
     }
     let why = if session_gone {
@@ -446,7 +560,7 @@ async fn read_stream(state: &State, resp: Response<Incoming>, sent: &Sent, initi
     let mut resp = resp;
     let mut resumes = 0;
     loop {
-        let outcome = pump(state, resp, &mut parser, sent.id.as_ref(), initialize).await;
+        let outcome = pump(state, resp, &mut parser, &sent.ids, initialize).await;
         match outcome {
             Pumped::Answered => return,
             Pumped::Broken(why) => return state.fail(sent, &why),
@@ -459,7 +573,7 @@ async fn read_stream(state: &State, resp: Response<Incoming>, sent: &Sent, initi
         if resumes > MAX_RESUMES || state.closed.load(Ordering::SeqCst) {
             return state.fail(sent, "the server closed the stream without answering");
         }
-        tokio::time::sleep(parser.retry.min(Duration::from_secs(10))).await;
+        tokio::time::sleep(parser.retry.clamp(MIN_RECONNECT, Duration::from_secs(10))).await;
         resp = match resume(state, &last).await {
             Ok(r) => r,
             Err(why) => return state.fail(sent, &why),
@@ -500,12 +614,13 @@ enum Pumped {
     Broken(String),
 }
 
-/// Delivers a stream's messages until it ends, or until the answer for `want` when given.
+/// Delivers a stream's messages until it ends, or until every request of `want` is
+/// answered.
 async fn pump(
     state: &State,
     resp: Response<Incoming>,
     parser: &mut SseParser,
-    want: Option<&Value>,
+    want: &[Value],
     initialize: bool,
 ) -> Pumped {
     let mut body = resp.into_body();
@@ -528,25 +643,35 @@ async fn pump(
         if let Err(why) = parser.feed(&data, &mut events) {
             return Pumped::Broken(why);
         }
-        let mut answered = false;
         for text in events.drain(..) {
             if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err() {
                 return Pumped::Broken("an SSE event's data is not JSON".into());
             }
-            if let Some(want) = want
-                && is_answer_to(&text, want)
-            {
-                answered = true;
-                if initialize {
-                    remember_version(state, &text);
-                }
+            if initialize && want.iter().any(|w| is_answer_to(&text, w)) {
+                remember_version(state, &text);
             }
-            (state.delivery.message)(text);
+            state.deliver(text);
         }
-        if answered {
+        if !want.is_empty() && !want.iter().any(|w| state.is_waiting(w)) {
             return Pumped::Answered;
         }
     }
+}
+
+/// The id of a response (a message with an id and no method).
+fn response_id(text: &str) -> Option<Value> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let h = serde_json::from_str::<Head>(text).ok()?;
+    if h.method.is_some() {
+        return None;
+    }
+    h.id.filter(|id| !id.is_null())
 }
 
 /// True when `text` is a response whose id is `want`.
@@ -571,6 +696,9 @@ fn open_get_stream(state: &Arc<State>) {
     tokio::spawn(async move {
         let mut parser = SseParser::new(state.options.max_message_bytes);
         let mut failures = 0;
+        // Attempts in a row that brought no message: each doubles the delay before the
+        // next, and too many end the listening.
+        let mut empty = 0u32;
         while !state.closed.load(Ordering::SeqCst) {
             let mut b = state
                 .base_request(Method::GET)
@@ -608,6 +736,7 @@ fn open_get_stream(state: &Arc<State>) {
             failures = 0;
             let mut body = resp.into_body();
             let mut events = Vec::new();
+            let mut brought = false;
             loop {
                 // Quiet for long is fine; a closed client stops listening within a second.
                 let frame = match tokio::time::timeout(Duration::from_secs(1), body.frame()).await {
@@ -625,8 +754,9 @@ fn open_get_stream(state: &Arc<State>) {
                     break;
                 }
                 for text in events.drain(..) {
+                    brought = true;
                     if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
-                        (state.delivery.message)(text);
+                        state.deliver(text);
                     } else {
                         state.note(
                             "upstream: the GET stream carried an event that is not JSON; dropped"
@@ -635,9 +765,23 @@ fn open_get_stream(state: &Arc<State>) {
                     }
                 }
             }
-            tokio::time::sleep(parser.retry.min(Duration::from_secs(10))).await;
+            empty = if brought { 0 } else { empty + 1 };
+            if empty > MAX_EMPTY_RECONNECTS {
+                return state.note(format!(
+                    "upstream: the GET stream closed {MAX_EMPTY_RECONNECTS} times in a row without a message; no longer reopened"
+                ));
+            }
+            tokio::time::sleep(reconnect_delay(parser.retry, empty)).await;
         }
     });
+}
+
+/// The delay before reopening a stream: the server's `retry`, at least [`MIN_RECONNECT`],
+/// doubled for each attempt in a row that brought nothing, at most [`MAX_RECONNECT`].
+fn reconnect_delay(retry: Duration, empty: u32) -> Duration {
+    let base = retry.clamp(MIN_RECONNECT, MAX_RECONNECT);
+    base.saturating_mul(1u32 << empty.min(16))
+        .min(MAX_RECONNECT)
 }
 
 async fn delete(state: &State) {
@@ -807,6 +951,18 @@ mod tests {
             ["[]"]
         );
         assert!(events(&[b"data: \xff\n\n"], 64).is_err());
+    }
+
+    #[test]
+    fn reconnects_are_spaced_and_capped() {
+        assert_eq!(reconnect_delay(Duration::ZERO, 0), MIN_RECONNECT);
+        assert_eq!(reconnect_delay(Duration::ZERO, 1), 2 * MIN_RECONNECT);
+        assert_eq!(
+            reconnect_delay(Duration::from_secs(3), 0),
+            Duration::from_secs(3)
+        );
+        assert_eq!(reconnect_delay(Duration::ZERO, 40), MAX_RECONNECT);
+        assert_eq!(reconnect_delay(Duration::from_secs(3600), 0), MAX_RECONNECT);
     }
 
     #[test]

@@ -675,11 +675,17 @@ impl Backend for SessionBackend {
 }
 
 /// The stateless requests waiting on the pooled server, by the id the proxy gave them.
+///
+/// Clients of the pool never share anything that correlates: each request gets an id of
+/// the proxy's own towards the child, and its progress token (when it asks for progress)
+/// is replaced by that same id, so two clients using the same id or token cannot collide.
+/// What the child sends is delivered by these ids alone: an answer to the request it
+/// answers, progress to the request that asked for it, both with the client's own id and
+/// token restored; anything that names no waiting request (log messages, other
+/// notifications, the child's requests) reaches no client.
 #[derive(Default)]
 struct PoolRequests {
     by_id: Mutex<HashMap<String, Waiting>>,
-    /// Progress tokens of waiting requests, to the proxy's id.
-    tokens: Mutex<HashMap<String, String>>,
     dead: AtomicBool,
 }
 
@@ -687,7 +693,8 @@ struct Waiting {
     sink: Sink,
     /// The client's own id.
     id: Value,
-    token: Option<String>,
+    /// The client's own progress token, when it asked for progress.
+    token: Option<Value>,
 }
 
 impl PoolRequests {
@@ -698,7 +705,6 @@ impl PoolRequests {
     fn fail_all(&self, why: &str) {
         self.dead.store(true, Ordering::SeqCst);
         let waiting: Vec<Waiting> = lock(&self.by_id).drain().map(|(_, w)| w).collect();
-        lock(&self.tokens).clear();
         for w in waiting {
             let answer = jsonrpc::error(&w.id, jsonrpc::INTERNAL_ERROR, why);
             (w.sink)(answer.to_string(), Outgoing::Answer, None);
@@ -706,11 +712,7 @@ impl PoolRequests {
     }
 
     fn take(&self, ours: &str) -> Option<Waiting> {
-        let w = lock(&self.by_id).remove(ours)?;
-        if let Some(t) = &w.token {
-            lock(&self.tokens).remove(t);
-        }
-        Some(w)
+        lock(&self.by_id).remove(ours)
     }
 }
 
@@ -730,20 +732,26 @@ fn route_pooled(requests: &PoolRequests, text: &[u8]) {
         return;
     };
     if obj.contains_key("method") {
-        let token = obj
-            .get("params")
-            .and_then(|p| p.get("progressToken"))
-            .map(Value::to_string);
-        let target = token.and_then(|t| lock(&requests.tokens).get(&t).cloned());
-        let sink = target.and_then(|ours| {
-            lock(&requests.by_id)
-                .get(&ours)
-                .map(|w| Arc::clone(&w.sink))
-        });
-        if let Some(sink) = sink {
+        if obj.contains_key("id")
+            || obj.get("method") != Some(&Value::from("notifications/progress"))
+        {
+            // The child's requests and other notifications name no request of a client:
+            // at 2026-07-28 there is no session for them to go to.
+            return;
+        }
+        let Some(params) = obj.get_mut("params").and_then(Value::as_object_mut) else {
+            return;
+        };
+        let Some(ours) = params.get("progressToken").and_then(Value::as_str) else {
+            return;
+        };
+        let target = lock(&requests.by_id)
+            .get(ours)
+            .and_then(|w| Some((Arc::clone(&w.sink), w.token.clone()?)));
+        if let Some((sink, token)) = target {
+            params.insert("progressToken".into(), token);
             sink(message.to_string(), Outgoing::Notification, None);
         }
-        // Anything else has no session to go to at 2026-07-28.
         return;
     }
     let Some(ours) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
@@ -776,14 +784,41 @@ struct PooledRequest {
 
 impl Backend for PooledRequest {
     fn handle(&self, message: &str) {
-        let Ok(mut value) = serde_json::from_str::<Value>(message) else {
-            return self.pool.backend.shared.client_message(message);
+        let shared = &self.pool.backend.shared;
+        // What the contract would refuse unread is answered here, under the client's id
+        // (the pool's answers are routed by the proxy's ids alone).
+        let hazard = jsonrpc::find_hazard(message.as_bytes()).map(|h| (h.code(), h.message()));
+        let parsed = match hazard {
+            Some(_) => None,
+            None => serde_json::from_str::<Value>(message).ok(),
+        };
+        let Some(mut value) = parsed else {
+            let (code, why) = hazard.unwrap_or((
+                jsonrpc::PARSE_ERROR,
+                "parse error: the message is not one valid JSON value".into(),
+            ));
+            for action in super::refuse_client_text(message.as_bytes(), code, &why) {
+                match action {
+                    super::Action::Send(Peer::Client, answer) => {
+                        (self.sink)(answer.to_string(), Outgoing::Answer, None);
+                    }
+                    super::Action::Report(event) => shared.report(&event),
+                    // Nothing else of a stateless client goes to the shared child.
+                    _ => {}
+                }
+            }
+            return;
         };
         let request = value
             .as_object()
             .is_some_and(|o| o.contains_key("method") && o.contains_key("id"));
         if !request {
-            return self.pool.backend.shared.client_message(message);
+            // A stateless client has no session: its notifications and answers could
+            // only name (or cancel) another client's requests on the shared child.
+            shared.report(&Event::Note(
+                "a stateless message that is not a request was dropped".into(),
+            ));
+            return;
         }
         let id = value.get("id").cloned().unwrap_or(Value::Null);
         if self.pool.requests.is_dead() || self.pool.backend.is_gone() {
@@ -792,11 +827,17 @@ impl Backend for PooledRequest {
         }
         let n = self.pool.seq.fetch_add(1, Ordering::Relaxed);
         let ours = format!("{POOL_ID_PREFIX}{n}");
+        // The progress token, too, becomes the proxy's own (the request's id on the child).
         let token = value
-            .pointer("/params/_meta/progressToken")
-            .map(Value::to_string);
-        if let Some(t) = &token {
-            lock(&self.pool.requests.tokens).insert(t.clone(), ours.clone());
+            .pointer_mut("/params/_meta")
+            .and_then(Value::as_object_mut)
+            .and_then(|meta| meta.insert("progressToken".into(), Value::from(ours.as_str())));
+        if token.is_none()
+            && let Some(meta) = value
+                .pointer_mut("/params/_meta")
+                .and_then(Value::as_object_mut)
+        {
+            meta.remove("progressToken");
         }
         lock(&self.pool.requests.by_id).insert(
             ours.clone(),
@@ -810,7 +851,7 @@ impl Backend for PooledRequest {
         if let Some(obj) = value.as_object_mut() {
             obj.insert("id".into(), Value::from(ours));
         }
-        off_worker(|| self.pool.backend.shared.client_message(&value.to_string()));
+        off_worker(|| shared.client_message(&value.to_string()));
     }
 
     /// The client closed the stream: a request still waiting is cancelled.

@@ -261,37 +261,130 @@ impl Contract {
         self.tools.get(name).map(|e| &e.tool)
     }
 
-    /// Feeds a message the client sent (one JSON text); malformed JSON is answered with
-    /// `-32700` and not forwarded.
+    /// Feeds a message the client sent (one JSON text). What the proxy could read
+    /// differently from the server is refused, not forwarded: a member named twice in an
+    /// object, a lone surrogate escape, an integer beyond 64 bits (outside the top-level
+    /// `id`), nesting past 127 levels, and text that is not one JSON value. A request is
+    /// answered under its id (`-32600` or `-32700`, naming the location, never the value;
+    /// `null` when no id can be found), an answer to a server's request reaches the server
+    /// as `-32603` (each item of a batch on its own).
     pub fn from_client_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(hazard) = jsonrpc::find_hazard(message.as_bytes()) {
+            if message.trim_start().starts_with('[')
+                && let Some(actions) = self.split_client_batch(message)
+            {
+                return actions;
+            }
+            return refuse_client_text(message.as_bytes(), hazard.code(), &hazard.message());
+        }
         if let Some(actions) = self.client_fast_path(message) {
             return actions;
         }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_client(&v),
-            Err(_) => vec![Action::Send(
-                Peer::Client,
-                jsonrpc::error(
-                    &Value::Null,
-                    jsonrpc::PARSE_ERROR,
-                    "parse error: the message is not valid JSON",
-                ),
-            )],
+            Err(_) => refuse_client_text(
+                message.as_bytes(),
+                jsonrpc::PARSE_ERROR,
+                "parse error: the message is not one valid JSON value",
+            ),
         }
     }
 
-    /// Feeds a message the server sent (one JSON text); malformed JSON is dropped and
-    /// reported, so it never corrupts the client's stream.
+    /// A batch holding a hazard: each item refused or passed on its own. `None` when the
+    /// batch cannot be split into items.
+    fn split_client_batch(&mut self, message: &str) -> Option<Vec<Action>> {
+        let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(message).ok()?;
+        let mut clean = Vec::new();
+        let mut refusals = Vec::new();
+        let mut to_server = Vec::new();
+        let mut out = Vec::new();
+        for item in items {
+            let text = item.get();
+            let hazard = jsonrpc::find_hazard(text.as_bytes());
+            let parsed = match &hazard {
+                None => serde_json::from_str::<Value>(text).ok(),
+                Some(_) => None,
+            };
+            match parsed {
+                Some(v) => clean.push(v),
+                None => {
+                    let (code, why) = match &hazard {
+                        Some(h) => (h.code(), h.message()),
+                        None => (jsonrpc::PARSE_ERROR, "parse error: not valid JSON".into()),
+                    };
+                    for a in refuse_client_text(text.as_bytes(), code, &why) {
+                        match a {
+                            Action::Send(Peer::Client, m) => refusals.push(m),
+                            Action::Send(Peer::Server, m) => to_server.push(m),
+                            other => out.push(other),
+                        }
+                    }
+                }
+            }
+        }
+        if !clean.is_empty() {
+            let batch = Value::Array(clean);
+            for a in self.from_client(&batch) {
+                match a {
+                    Action::Forward => {
+                        to_server.extend(batch.as_array().cloned().unwrap_or_default())
+                    }
+                    Action::Send(Peer::Server, Value::Array(m)) => to_server.extend(m),
+                    Action::Send(Peer::Client, Value::Array(m)) => refusals.extend(m),
+                    other => out.push(other),
+                }
+            }
+        }
+        if !to_server.is_empty() {
+            out.push(Action::Send(Peer::Server, Value::Array(to_server)));
+        }
+        if !refusals.is_empty() {
+            out.push(Action::Send(Peer::Client, Value::Array(refusals)));
+        }
+        Some(out)
+    }
+
+    /// Feeds a message the server sent (one JSON text); malformed JSON, and JSON the
+    /// client could read differently from the proxy (a member named twice, a lone
+    /// surrogate, nesting past 127 levels), is dropped and reported, so it never corrupts
+    /// the client's stream, and the request it answers is answered in its place.
     pub fn from_server_text(&mut self, message: &str) -> Vec<Action> {
+        if let Some(hazard) = jsonrpc::find_hazard(message.as_bytes())
+            // Integers past 64 bits are read as the nearest float, as the client of a
+            // server that writes them expects to; refusing them would drop listings and
+            // results that mean no harm (a schema's 128-bit bound).
+            && !matches!(hazard, jsonrpc::Hazard::LongInteger(_))
+        {
+            // What the proxy would check is not what the client would read.
+            let why = format!("the server's message: {}", hazard.message());
+            return self.unreadable_from_server(message, &why);
+        }
         if let Some(actions) = self.server_fast_path(message) {
             return actions;
         }
         match serde_json::from_str::<Value>(message) {
             Ok(v) => self.from_server(&v),
-            Err(_) => vec![Action::Report(Event::Note(
-                "the server wrote a line that is not JSON; dropped".into(),
-            ))],
+            Err(_) => self.unreadable_from_server(
+                message,
+                "the server wrote a message that is not one valid JSON value",
+            ),
         }
+    }
+
+    /// A server message the proxy cannot read as the client would (not JSON, or holding
+    /// a [`jsonrpc::Hazard`]): dropped and reported; nobody waits for ever, as for an
+    /// oversized one (the request it answers is answered in its place, a request from the
+    /// server is answered to it).
+    fn unreadable_from_server(&mut self, message: &str, why: &str) -> Vec<Action> {
+        let mut head = MessageHead::new();
+        head.feed(message.as_bytes());
+        let (mut out, _, answered) = self.unrelayable_from_server(&head, why, why);
+        let fate = match answered {
+            Some(id) => format!("{why}; dropped, answered in its place for id {id}"),
+            None => format!("{why}; dropped"),
+        };
+        out.insert(0, Action::Report(Event::Note(fate)));
+        out
     }
 
     /// A message from the server over `limit` bytes, dropped unread; `head` is what a
@@ -302,50 +395,11 @@ impl Contract {
     /// reported; a message with no id found is only reported.
     pub fn oversized_from_server(&mut self, head: &MessageHead, limit: usize) -> Vec<Action> {
         let too_large = format!("the server's message was over {limit} bytes");
-        let mut tool = None;
-        let mut answered = None;
-        let mut out = Vec::new();
-        match head.id() {
-            Some(id) if head.is_response() => {
-                answered = Some(id.clone());
-                match self.pending.remove(&id.to_string()) {
-                    Some(Pending::List { own: true, .. }) => {
-                        answered = None;
-                        out.extend(self.own_listing_next(false, None, None, ProtocolVersion::LATEST));
-                    }
-                    Some(Pending::Call { tool: name, version }) => {
-                        let text = format!(
-                            "the result of tool {name} could not be relayed: {too_large} (the proxy's --max-server-message-bytes)"
-                        );
-                        out.push(Action::Send(
-                            Peer::Client,
-                            failed_call(text, version).into_response(id),
-                        ));
-                        tool = Some(name);
-                    }
-                    _ => out.push(Action::Send(
-                        Peer::Client,
-                        jsonrpc::error(
-                            id,
-                            jsonrpc::INTERNAL_ERROR,
-                            &format!("the answer could not be relayed: {too_large} (the proxy's --max-server-message-bytes)"),
-                        ),
-                    )),
-                }
-            }
-            Some(id) if head.method().is_some() => {
-                answered = Some(id.clone());
-                out.push(Action::Send(
-                    Peer::Server,
-                    jsonrpc::error(
-                        id,
-                        jsonrpc::INVALID_REQUEST,
-                        &format!("message too large: the proxy's limit is {limit} bytes"),
-                    ),
-                ));
-            }
-            _ => {}
-        }
+        let (mut out, tool, answered) = self.unrelayable_from_server(
+            head,
+            &format!("{too_large} (the proxy's --max-server-message-bytes)"),
+            &format!("message too large: the proxy's limit is {limit} bytes"),
+        );
         out.insert(
             0,
             Action::Report(Event::Oversized {
@@ -358,6 +412,64 @@ impl Contract {
             }),
         );
         out
+    }
+
+    /// What replaces a server message that cannot be relayed (`why` says why to the
+    /// client, `to_server` to the server): its request answered in its place, or the
+    /// server's request answered. Also the tool whose result it was and the id answered.
+    fn unrelayable_from_server(
+        &mut self,
+        head: &MessageHead,
+        why: &str,
+        to_server: &str,
+    ) -> (Vec<Action>, Option<String>, Option<Value>) {
+        let mut tool = None;
+        let mut answered = None;
+        let mut out = Vec::new();
+        match head.id() {
+            Some(id) if head.is_response() => {
+                answered = Some(id.clone());
+                match self.pending.remove(&id.to_string()) {
+                    Some(Pending::List { own: true, .. }) => {
+                        answered = None;
+                        out.extend(self.own_listing_next(
+                            false,
+                            None,
+                            None,
+                            ProtocolVersion::LATEST,
+                        ));
+                    }
+                    Some(Pending::Call {
+                        tool: name,
+                        version,
+                    }) => {
+                        let text = format!("the result of tool {name} could not be relayed: {why}");
+                        out.push(Action::Send(
+                            Peer::Client,
+                            failed_call(text, version).into_response(id),
+                        ));
+                        tool = Some(name);
+                    }
+                    _ => out.push(Action::Send(
+                        Peer::Client,
+                        jsonrpc::error(
+                            id,
+                            jsonrpc::INTERNAL_ERROR,
+                            &format!("the answer could not be relayed: {why}"),
+                        ),
+                    )),
+                }
+            }
+            Some(id) if head.method().is_some() => {
+                answered = Some(id.clone());
+                out.push(Action::Send(
+                    Peer::Server,
+                    jsonrpc::error(id, jsonrpc::INVALID_REQUEST, to_server),
+                ));
+            }
+            _ => {}
+        }
+        (out, tool, answered)
     }
 
     /// A message from the client over `limit` bytes, dropped unread, as `serve` treats
@@ -942,4 +1054,38 @@ impl Contract {
         }
         out
     }
+}
+
+/// The answer to a client message refused unread (`code`, `why`): a request is answered
+/// under the id a [`MessageHead`] scan finds (`null` when none), an answer to a server's
+/// request reaches the server as `-32603` so that it does not wait for ever, and a
+/// notification is dropped. Always reported.
+pub(super) fn refuse_client_text(message: &[u8], code: i64, why: &str) -> Vec<Action> {
+    let mut head = MessageHead::new();
+    head.feed(message);
+    let answer = match head.id() {
+        Some(id) if head.is_response() => Some(Action::Send(
+            Peer::Server,
+            jsonrpc::error(
+                id,
+                jsonrpc::INTERNAL_ERROR,
+                &format!("the client's answer could not be relayed: {why}"),
+            ),
+        )),
+        Some(id) => Some(Action::Send(Peer::Client, jsonrpc::error(id, code, why))),
+        None if head.method().is_some() => None,
+        None => Some(Action::Send(
+            Peer::Client,
+            jsonrpc::error(&Value::Null, code, why),
+        )),
+    };
+    let what = match head.method() {
+        Some(m) => format!("a {m:?} message"),
+        None => "a message".to_string(),
+    };
+    let mut out = vec![Action::Report(Event::Note(format!(
+        "the client sent {what} the proxy refused unread: {why}"
+    )))];
+    out.extend(answer);
+    out
 }

@@ -450,14 +450,11 @@ pub(super) fn relay_client(shared: &Shared, max: usize, input: impl io::Read) {
                 Ok(text) => (line, lock(&shared.contract).from_client_text(text)),
                 Err(_) => (
                     line,
-                    vec![Action::Send(
-                        Peer::Client,
-                        jsonrpc::error(
-                            &Value::Null,
-                            jsonrpc::PARSE_ERROR,
-                            "parse error: the message is not UTF-8",
-                        ),
-                    )],
+                    super::refuse_client_text(
+                        line,
+                        jsonrpc::PARSE_ERROR,
+                        "parse error: the message is not UTF-8",
+                    ),
                 ),
             },
         };
