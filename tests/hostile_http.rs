@@ -623,6 +623,52 @@ fn get_streams_and_idle_connections_filling_every_slot_do_not_lock_a_new_client_
 }
 
 #[test]
+fn sessions_that_only_hold_get_streams_do_not_keep_new_sessions_out() {
+    // Every session taken, each with its GET stream read (so never idle by the sweep's
+    // rule): a new client still gets a session once the oldest has gone without a request
+    // past the reclaim delay; the session ended is gone (404) and its stream closes.
+    let (url, addr) = start(
+        HttpOptions::new()
+            .max_sessions(2)
+            .session_reclaim_after(Duration::from_secs(1)),
+    );
+    let bound = Duration::from_secs(10);
+    let first = initialize(&url, "2025-11-25", bound).unwrap();
+    let mut first_stream = hold_get_stream(&addr, &first);
+    let second = initialize(&url, "2025-11-25", bound).unwrap();
+    let _second_stream = hold_get_stream(&addr, &second);
+    std::thread::sleep(Duration::from_millis(1500));
+    initialize(&url, "2025-11-25", bound)
+        .unwrap_or_else(|e| panic!("a new client got no session: {e}"));
+    let ping = client(bound)
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", BOTH)
+        .header("mcp-session-id", first.as_str())
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(ping.status(), 404, "the oldest session was the one ended");
+    // The stream's chunked body ends (the connection may stay open for another request).
+    let mut rest = Vec::new();
+    let mut buf = [0u8; 4096];
+    first_stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    while !rest.ends_with(b"0\r\n\r\n") {
+        match first_stream.read(&mut buf) {
+            Ok(n) if n > 0 => rest.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    assert!(
+        rest.ends_with(b"0\r\n\r\n"),
+        "the ended session's stream ends: {}",
+        String::from_utf8_lossy(&rest)
+    );
+}
+
+#[test]
 fn a_request_being_answered_keeps_its_connection_when_slots_run_out() {
     // A call waiting for its answer is never the connection given up: fill every other
     // slot with idle connections, then connect more than the cap; the call is answered.

@@ -79,6 +79,7 @@ pub struct HttpOptions {
     pub(crate) max_connections: usize,
     pub(crate) replay_events: usize,
     pub(crate) session_idle_timeout: Duration,
+    pub(crate) session_reclaim_after: Duration,
     pub(crate) poll_after: Option<Duration>,
     pub(crate) retry: Duration,
     pub(crate) header_timeout: Duration,
@@ -110,6 +111,7 @@ impl HttpOptions {
             max_connections: 256,
             replay_events: 64,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            session_reclaim_after: Duration::from_secs(60),
             poll_after: None,
             retry: Duration::from_secs(1),
             header_timeout: Duration::from_secs(30),
@@ -187,6 +189,17 @@ impl HttpOptions {
     /// before it ends (default 30 minutes).
     pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// When every session is taken ([`max_sessions`](Self::max_sessions)) and none is idle
+    /// past [`session_idle_timeout`](Self::session_idle_timeout), a new `initialize` ends
+    /// the session that has gone longest without a request, once that is at least this long
+    /// (default 60 s) and none of its requests waits for an answer, even while one of its
+    /// streams is read: sessions that only hold a GET stream open cannot keep new clients
+    /// out. Its client gets 404 and starts another.
+    pub fn session_reclaim_after(mut self, after: Duration) -> HttpOptions {
+        self.session_reclaim_after = after;
         self
     }
 

@@ -266,6 +266,11 @@ impl HttpSession {
         lock(&self.routes).streams.values().any(|s| s.attached)
     }
 
+    /// True while a request of the session waits for its answer.
+    pub(crate) fn awaits_answer(&self) -> bool {
+        !lock(&self.routes).by_request.is_empty()
+    }
+
     pub(crate) fn idle_for(&self) -> Duration {
         lock(&self.last_used).elapsed()
     }

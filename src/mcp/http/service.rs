@@ -74,6 +74,33 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Ends the session that has gone longest without a request, when that is at least
+    /// `session_reclaim_after`, read streams or not, but none of its requests waits for an
+    /// answer; true when one ended.
+    fn reclaim_session(&self) -> bool {
+        let after = self.options.session_reclaim_after;
+        let victim = {
+            let mut sessions = lock(&self.sessions);
+            let oldest = sessions
+                .iter()
+                .filter(|(_, s)| !s.awaits_answer())
+                .map(|(id, s)| (s.idle_for(), id))
+                .filter(|(idle, _)| *idle >= after)
+                .max()
+                .map(|(_, id)| id.clone());
+            oldest.and_then(|id| sessions.remove(&id))
+        };
+        match victim {
+            Some(s) => {
+                end_session(s);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 fn end_session(session: Arc<HttpSession>) {
     // Waiting for running calls blocks: off the async workers.
     tokio::task::spawn_blocking(move || session.close(Duration::from_secs(5)));
@@ -672,7 +699,7 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         },
         None if is_initialize => {
             let full = lock(&shared.sessions).len() >= options.max_sessions;
-            if full && !shared.sweep() {
+            if full && !shared.sweep() && !shared.reclaim_session() {
                 return rpc_error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     jsonrpc::SERVER_BUSY,
