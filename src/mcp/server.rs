@@ -772,7 +772,13 @@ impl Connection {
                 drop(running);
                 let busy: Vec<String> = items
                     .iter()
-                    .filter_map(|m| request_id(m.get()))
+                    // Every member that would be answered is, under the id it would be
+                    // answered with: the HTTP transport awaits the batch's answer by them.
+                    .filter_map(|m| match expected_answer(m.get()) {
+                        Expected::Answer(id) => Some(id),
+                        Expected::Refused(_) => Some(Id::null()),
+                        Expected::Nothing => None,
+                    })
                     .map(|id| {
                         error_line(
                             &id,
@@ -859,107 +865,29 @@ impl Connection {
 
     /// Validates the envelope and dispatches; `None` when nothing is to be sent now.
     fn process(&self, message: &str, mode: Mode) -> Option<Answer> {
-        if let Some(at) = jsonrpc::find_duplicate_member(message.as_bytes()) {
-            // One rule for every transport: what a proxy in front of this server validated
-            // must be what the handler gets, whichever value of a repeated member either
-            // parser would keep.
-            let (id, response, notification) = scanned_id(message);
-            if response {
-                // An answer to a handler's request: the handler hears it was garbled.
-                if let Some(id) = &id {
-                    self.state.outstanding.deliver(id.key(), Reply::Garbage);
-                }
-                return None;
-            }
-            if notification {
-                return None;
-            }
-            let id = id.unwrap_or_else(Id::null);
-            let hazard = jsonrpc::Hazard::DuplicateMember(at);
-            return Some(Answer {
-                line: error_line(&id, hazard.code(), &hazard.message(), None),
-                id,
-            });
-        }
-        let env: Envelope<'_> = match serde_json::from_str(message) {
-            Ok(env) => env,
-            Err(e) => {
-                return Some(Answer {
-                    id: Id::null(),
-                    line: unreadable(message, &e),
-                });
-            }
-        };
         let fail = |id: &Id, code: i64, message: &str| {
             Some(Answer {
                 id: id.clone(),
                 line: error_line(id, code, message, None),
             })
         };
-        let id = match env.id {
-            None => None,
-            Some(raw) => match Id::parse(raw) {
-                Some(id) => Some(id),
-                None => {
-                    return fail(
-                        &Id::null(),
-                        jsonrpc::INVALID_REQUEST,
-                        "invalid request: \"id\" must be a string or a number",
-                    );
-                }
-            },
-        };
-        let reply_id = id.clone().unwrap_or_else(Id::null);
-        if env
-            .jsonrpc
-            .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
-            != Some("2.0".to_string())
-        {
-            return fail(
-                &reply_id,
-                jsonrpc::INVALID_REQUEST,
-                "invalid request: \"jsonrpc\" must be \"2.0\"",
-            );
-        }
-        let method = match env.method {
-            Some(raw) => match serde_json::from_str::<String>(raw.get()) {
-                Ok(m) => m,
-                Err(_) => {
-                    return fail(
-                        &reply_id,
-                        jsonrpc::INVALID_REQUEST,
-                        "invalid request: \"method\" must be a string",
-                    );
-                }
-            },
-            // A response to a request of a handler: routed to it (or dropped when nobody
-            // waits for it).
-            None if id.is_some() && (env.result.is_some() || env.error.is_some()) => {
-                let parse = |r: &RawValue| serde_json::from_str::<Value>(r.get()).ok();
-                let reply = match (env.result, env.error) {
-                    (Some(r), None) => parse(r).map_or(Reply::Garbage, Reply::Result),
-                    (None, Some(e)) => parse(e).map_or(Reply::Garbage, |e| read_error(&e)),
-                    _ => Reply::Garbage,
-                };
-                if let Some(id) = &id {
-                    self.state.outstanding.deliver(id.key(), reply);
-                }
+        let (id, method, params) = match check_envelope(message) {
+            Err(refusal) => return Some(refusal),
+            Ok(Checked::Response { id, reply }) => {
+                // A response to a request of a handler: routed to it (or dropped when
+                // nobody waits for it).
+                self.state.outstanding.deliver(id.key(), reply);
                 return None;
             }
-            None => {
-                return fail(
-                    &reply_id,
-                    jsonrpc::INVALID_REQUEST,
-                    "invalid request: \"method\" is missing",
-                );
-            }
+            Ok(Checked::Message { id, method, params }) => (id, method, params),
+            Ok(Checked::Dropped) => return None,
         };
         let Some(id) = id else {
-            self.notification(&method, env.params);
+            self.notification(&method, params);
             return None;
         };
         let mut arguments = None;
-        let params = match env.params.map(|r| r.get().trim_start()) {
+        let params = match params.map(|r| r.get().trim_start()) {
             None => None,
             Some(p) if p.starts_with('{') => match read_params(p, method == "tools/call") {
                 Ok(read) => {
@@ -1976,11 +1904,169 @@ fn check_modern_meta(meta: Option<&Map<String, Value>>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The id of a batch member that is a request, for a busy answer.
-fn request_id(message: &str) -> Option<Id> {
-    let env: Envelope<'_> = serde_json::from_str(message).ok()?;
-    env.method?;
-    Id::parse(env.id?)
+/// A message's envelope, checked: what [`Connection::process`] acts on.
+enum Checked<'a> {
+    /// A request (with its id) or a notification (without).
+    Message {
+        id: Option<Id>,
+        method: String,
+        params: Option<&'a RawValue>,
+    },
+    /// A response to a request of a handler.
+    Response { id: Id, reply: Reply },
+    /// A notification, or a response nobody can be found for, that parsers would read
+    /// differently: dropped unread.
+    Dropped,
+}
+
+/// Reads and checks a message's envelope (one message, not a batch): what it is, or the
+/// refusal it is answered with (under its id when that is readable, else `null`). The one
+/// reading of an envelope: `process` acts on it, and the HTTP transport asks
+/// [`expected_answer`] (built on it) which answer a message will get before it opens the
+/// stream that carries it.
+fn check_envelope(message: &str) -> Result<Checked<'_>, Answer> {
+    let fail = |id: &Id, code: i64, message: &str| Answer {
+        id: id.clone(),
+        line: error_line(id, code, message, None),
+    };
+    if !message.trim_start().starts_with('{') {
+        // serde would read an array as the envelope's members in order.
+        let line = if serde_json::from_str::<serde::de::IgnoredAny>(message).is_ok() {
+            error_line(
+                &Id::null(),
+                jsonrpc::INVALID_REQUEST,
+                "invalid request: a message must be a JSON object",
+                None,
+            )
+        } else {
+            error_line(
+                &Id::null(),
+                jsonrpc::PARSE_ERROR,
+                "parse error: the message is not valid JSON",
+                None,
+            )
+        };
+        return Err(Answer {
+            id: Id::null(),
+            line,
+        });
+    }
+    if let Some(at) = jsonrpc::find_duplicate_member(message.as_bytes()) {
+        // One rule for every transport: what a proxy in front of this server validated
+        // must be what the handler gets, whichever value of a repeated member either
+        // parser would keep.
+        let (id, response, notification) = scanned_id(message);
+        if response {
+            // An answer to a handler's request: the handler hears it was garbled.
+            return Ok(match id {
+                Some(id) => Checked::Response {
+                    id,
+                    reply: Reply::Garbage,
+                },
+                None => Checked::Dropped,
+            });
+        }
+        if notification {
+            return Ok(Checked::Dropped);
+        }
+        let id = id.unwrap_or_else(Id::null);
+        let hazard = jsonrpc::Hazard::DuplicateMember(at);
+        return Err(fail(&id, hazard.code(), &hazard.message()));
+    }
+    let env: Envelope<'_> = match serde_json::from_str(message) {
+        Ok(env) => env,
+        Err(e) => {
+            return Err(Answer {
+                id: Id::null(),
+                line: unreadable(message, &e),
+            });
+        }
+    };
+    let id = match env.id {
+        None => None,
+        Some(raw) => match Id::parse(raw) {
+            Some(id) => Some(id),
+            None => {
+                return Err(fail(
+                    &Id::null(),
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: \"id\" must be a string or a number",
+                ));
+            }
+        },
+    };
+    let reply_id = id.clone().unwrap_or_else(Id::null);
+    if env
+        .jsonrpc
+        .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+        != Some("2.0".to_string())
+    {
+        return Err(fail(
+            &reply_id,
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: \"jsonrpc\" must be \"2.0\"",
+        ));
+    }
+    let method = match env.method {
+        Some(raw) => match serde_json::from_str::<String>(raw.get()) {
+            Ok(m) => m,
+            Err(_) => {
+                return Err(fail(
+                    &reply_id,
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: \"method\" must be a string",
+                ));
+            }
+        },
+        None => match id {
+            Some(id) if env.result.is_some() || env.error.is_some() => {
+                let parse = |r: &RawValue| serde_json::from_str::<Value>(r.get()).ok();
+                let reply = match (env.result, env.error) {
+                    (Some(r), None) => parse(r).map_or(Reply::Garbage, Reply::Result),
+                    (None, Some(e)) => parse(e).map_or(Reply::Garbage, |e| read_error(&e)),
+                    _ => Reply::Garbage,
+                };
+                return Ok(Checked::Response { id, reply });
+            }
+            _ => {
+                return Err(fail(
+                    &reply_id,
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: \"method\" is missing",
+                ));
+            }
+        },
+    };
+    Ok(Checked::Message {
+        id,
+        method,
+        params: env.params,
+    })
+}
+
+/// The answer a connection gives one message (not a batch), as the HTTP transport needs to
+/// know it before the message is handled.
+pub(crate) enum Expected {
+    /// None: a notification, or a response to a request of a handler.
+    Nothing,
+    /// An answer under this id (a request's, or the refusal of an envelope whose id reads).
+    Answer(Id),
+    /// A refusal under the `null` id, which no stream of the request can be found by: the
+    /// transport sends this line itself instead of handing the message on.
+    Refused(String),
+}
+
+/// What [`Connection::handle`] answers `message` (one message, not a batch) with: the
+/// envelope is read by the same code, so the two cannot disagree.
+pub(crate) fn expected_answer(message: &str) -> Expected {
+    match check_envelope(message) {
+        Err(refusal) if refusal.id.key() == Id::null().key() => Expected::Refused(refusal.line),
+        Err(refusal) => Expected::Answer(refusal.id),
+        Ok(Checked::Message { id: Some(id), .. }) => Expected::Answer(id),
+        Ok(Checked::Message { id: None, .. } | Checked::Response { .. } | Checked::Dropped) => {
+            Expected::Nothing
+        }
+    }
 }
 
 /// The answer to a message that is not a readable envelope.

@@ -49,6 +49,15 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How long a body may take to start arriving before the minimum rate
+/// ([`HttpOptions::min_body_rate`]) applies to it.
+pub const BODY_GRACE: Duration = Duration::from_secs(2);
+
+/// How long a connection holds its slot before a new connection may take it when all are
+/// taken ([`HttpOptions::max_connections`]): a client that has just connected has this
+/// long to send its request.
+pub const RECLAIM_AFTER: Duration = Duration::from_secs(1);
+
 /// The settings of the HTTP transport: endpoint path, allow-lists and limits.
 ///
 /// ```
@@ -70,9 +79,12 @@ pub struct HttpOptions {
     pub(crate) max_connections: usize,
     pub(crate) replay_events: usize,
     pub(crate) session_idle_timeout: Duration,
+    pub(crate) session_reclaim_after: Duration,
     pub(crate) poll_after: Option<Duration>,
     pub(crate) retry: Duration,
     pub(crate) header_timeout: Duration,
+    pub(crate) body_timeout: Duration,
+    pub(crate) min_body_rate: u64,
     pub(crate) keep_alive: Duration,
 }
 
@@ -84,9 +96,10 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// The defaults: endpoint `/mcp`; hosts `localhost`, `127.0.0.1`, `[::1]`; bodies up to
-    /// 4 MiB; 64 sessions, 32 streams per session, 256 connections; 64 events kept per
-    /// stream for resumption; sessions idle for 30 minutes end; quiet SSE streams get a
-    /// comment line every 15 s.
+    /// 4 MiB, read within 30 s at 1 KiB/s at least; 64 sessions, 32 streams per session,
+    /// 256 connections; 30 s to send the headers; 64 events kept per stream for
+    /// resumption; sessions idle for 30 minutes end; quiet SSE streams get a comment line
+    /// every 15 s.
     pub fn new() -> HttpOptions {
         HttpOptions {
             path: "/mcp".into(),
@@ -98,9 +111,12 @@ impl HttpOptions {
             max_connections: 256,
             replay_events: 64,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            session_reclaim_after: Duration::from_secs(60),
             poll_after: None,
             retry: Duration::from_secs(1),
             header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            min_body_rate: 1024,
             keep_alive: Duration::from_secs(15),
         }
     }
@@ -152,7 +168,11 @@ impl HttpOptions {
         self
     }
 
-    /// The most TCP connections served at once (default 256); more wait to be accepted.
+    /// The most TCP connections served at once (default 256). When all are taken, a new
+    /// one is accepted in place of the connection that has held its slot longest without
+    /// work in progress (waiting for a request, sending a body, or holding a GET stream,
+    /// for at least [`RECLAIM_AFTER`]), which is closed; a request being answered is never
+    /// closed for this. With no such connection, new ones wait to be accepted.
     pub fn max_connections(mut self, n: usize) -> HttpOptions {
         self.max_connections = n.max(1);
         self
@@ -169,6 +189,17 @@ impl HttpOptions {
     /// before it ends (default 30 minutes).
     pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// When every session is taken ([`max_sessions`](Self::max_sessions)) and none is idle
+    /// past [`session_idle_timeout`](Self::session_idle_timeout), a new `initialize` ends
+    /// the session that has gone longest without a request, once that is at least this long
+    /// (default 60 s) and none of its requests waits for an answer, even while one of its
+    /// streams is read: sessions that only hold a GET stream open cannot keep new clients
+    /// out. Its client gets 404 and starts another.
+    pub fn session_reclaim_after(mut self, after: Duration) -> HttpOptions {
+        self.session_reclaim_after = after;
         self
     }
 
@@ -196,6 +227,23 @@ impl HttpOptions {
     /// How long a client may take to send a request's headers (default 30 s).
     pub fn header_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body once its headers are in
+    /// (default 30 s); past it the request gets 408 and the connection closes.
+    pub fn body_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The slowest a body may arrive, in bytes per second (default 1024; 0 for no minimum):
+    /// `n` bytes in must have come by [`BODY_GRACE`] plus `n / rate` seconds after the
+    /// headers, else the request gets 408 and the connection closes, so that a body sent a
+    /// byte at a time holds a connection for seconds, not for the whole
+    /// [`body_timeout`](Self::body_timeout).
+    pub fn min_body_rate(mut self, bytes_per_second: u64) -> HttpOptions {
+        self.min_body_rate = bytes_per_second;
         self
     }
 }

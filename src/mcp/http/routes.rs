@@ -142,28 +142,20 @@ impl HttpSession {
         Ok(session)
     }
 
-    /// Opens a stream for the requests with these id keys (several for a batch).
-    pub(crate) fn open_stream(&self, keys: Vec<String>) -> u64 {
+    /// Opens a stream for the requests with these id keys (several for a batch); `None`
+    /// when one of them is still awaited on another stream of the session: two streams
+    /// under one key would leave one of them without its answer.
+    pub(crate) fn try_open_stream(&self, keys: Vec<String>) -> Option<u64> {
         let mut routes = lock(&self.routes);
-        let no = routes.next_stream;
-        routes.next_stream += 1;
-        for k in &keys {
-            routes.by_request.insert(k.clone(), no);
+        if keys.iter().any(|k| routes.by_request.contains_key(k)) {
+            return None;
         }
-        routes.streams.insert(
-            no,
-            Stream {
-                events: VecDeque::new(),
-                next_seq: 1,
-                done: false,
-                waker: None,
-                attached: false,
-                json: None,
-                keys,
-                standalone: false,
-            },
-        );
-        no
+        Some(open(&mut routes, keys))
+    }
+
+    /// Opens a stream for these keys, which nothing else awaits (a GET stream has none).
+    fn open_stream(&self, keys: Vec<String>) -> u64 {
+        open(&mut lock(&self.routes), keys)
     }
 
     /// Opens the GET stream, or returns the existing one.
@@ -274,6 +266,11 @@ impl HttpSession {
         lock(&self.routes).streams.values().any(|s| s.attached)
     }
 
+    /// True while a request of the session waits for its answer.
+    pub(crate) fn awaits_answer(&self) -> bool {
+        !lock(&self.routes).by_request.is_empty()
+    }
+
     pub(crate) fn idle_for(&self) -> Duration {
         lock(&self.last_used).elapsed()
     }
@@ -350,6 +347,28 @@ impl HttpSession {
     }
 }
 
+fn open(routes: &mut Routes, keys: Vec<String>) -> u64 {
+    let no = routes.next_stream;
+    routes.next_stream += 1;
+    for k in &keys {
+        routes.by_request.insert(k.clone(), no);
+    }
+    routes.streams.insert(
+        no,
+        Stream {
+            events: VecDeque::new(),
+            next_seq: 1,
+            done: false,
+            waker: None,
+            attached: false,
+            json: None,
+            keys,
+            standalone: false,
+        },
+    );
+    no
+}
+
 /// The newest request stream still waiting for its answer, read as SSE.
 fn newest_live(routes: &Routes) -> Option<u64> {
     routes
@@ -371,13 +390,15 @@ fn remove_stream(routes: &mut Routes, no: u64) {
     }
 }
 
-/// True for a notification or a request (not a response).
+/// True for a notification or a request (not a response). A batch's answer (an array,
+/// which serde would read as a struct's members in order) is responses.
 fn has_method(line: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Method {
         method: Option<serde::de::IgnoredAny>,
     }
-    serde_json::from_str::<Method>(line).is_ok_and(|m| m.method.is_some())
+    line.trim_start().starts_with('{')
+        && serde_json::from_str::<Method>(line).is_ok_and(|m| m.method.is_some())
 }
 
 /// The version an `initialize` answer negotiated.

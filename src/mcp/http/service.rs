@@ -2,10 +2,11 @@
 
 use super::super::ProtocolVersion;
 use super::super::jsonrpc::{self, Id};
+use super::super::server::{Expected, expected_answer};
 use super::HttpOptions;
 use super::routes::{Endpoint, HttpSession, SseBody, lock};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 type Reply = Response<BoxBody<Bytes, Infallible>>;
 
@@ -73,9 +74,88 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Ends the session that has gone longest without a request, when that is at least
+    /// `session_reclaim_after`, read streams or not, but none of its requests waits for an
+    /// answer; true when one ended.
+    fn reclaim_session(&self) -> bool {
+        let after = self.options.session_reclaim_after;
+        let victim = {
+            let mut sessions = lock(&self.sessions);
+            let oldest = sessions
+                .iter()
+                .filter(|(_, s)| !s.awaits_answer())
+                .map(|(id, s)| (s.idle_for(), id))
+                .filter(|(idle, _)| *idle >= after)
+                .max()
+                .map(|(_, id)| id.clone());
+            oldest.and_then(|id| sessions.remove(&id))
+        };
+        match victim {
+            Some(s) => {
+                end_session(s);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 fn end_session(session: Arc<HttpSession>) {
     // Waiting for running calls blocks: off the async workers.
     tokio::task::spawn_blocking(move || session.close(Duration::from_secs(5)));
+}
+
+/// What a connection is doing, for choosing the one that gives its slot up when all are
+/// taken.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Phase {
+    /// Waiting for a request's headers: a new connection, or one between requests.
+    Waiting,
+    /// Sending a request's body.
+    Body,
+    /// Holding a GET stream (messages tied to no request, or one resumed): its client can
+    /// come back for it with `Last-Event-ID`.
+    Listening,
+    /// A request being answered (its JSON answer, or its SSE stream): never reclaimed.
+    Busy,
+}
+
+/// One connection: its phase since when, and how to close it.
+struct Conn {
+    state: Mutex<(Phase, Instant)>,
+    close: tokio::sync::Notify,
+}
+
+impl Conn {
+    fn set(&self, phase: Phase) {
+        *lock(&self.state) = (phase, Instant::now());
+    }
+}
+
+type Conns = Mutex<HashMap<u64, Arc<Conn>>>;
+
+/// Closes the connection that has held its slot longest without work in progress (waiting
+/// for headers, sending a body or holding a GET stream, for at least `RECLAIM_AFTER`), so
+/// that a new client takes its place; false when there is none. Oldest first: a client that
+/// holds connections open for long is reclaimed before one that has just connected, and a
+/// request being answered is never cut.
+fn reclaim(conns: &Conns) -> bool {
+    let mut live = lock(conns);
+    let victim = live
+        .iter()
+        .filter_map(|(no, c)| {
+            let (phase, since) = *lock(&c.state);
+            (phase != Phase::Busy && since.elapsed() >= super::RECLAIM_AFTER)
+                .then_some((since, *no))
+        })
+        .min();
+    let Some(conn) = victim.and_then(|(_, no)| live.remove(&no)) else {
+        return false;
+    };
+    drop(live);
+    conn.close.notify_one();
+    true
 }
 
 pub(crate) async fn accept_loop(
@@ -84,6 +164,7 @@ pub(crate) async fn accept_loop(
 ) -> io::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let permits = Arc::new(tokio::sync::Semaphore::new(shared.options.max_connections));
+    let conns: Arc<Conns> = Arc::default();
     {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
@@ -94,10 +175,8 @@ pub(crate) async fn accept_loop(
             }
         });
     }
+    let mut next: u64 = 0;
     loop {
-        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-            return Ok(());
-        };
         let (tcp, _) = match listener.accept().await {
             Ok(c) => c,
             Err(e) => {
@@ -107,21 +186,143 @@ pub(crate) async fn accept_loop(
                 continue;
             }
         };
+        // A free slot, else one given up by a connection doing nothing (which closes at
+        // once), else the first to be freed; meanwhile the new connection waits.
+        let permit = loop {
+            if let Ok(p) = Arc::clone(&permits).try_acquire_owned() {
+                break p;
+            }
+            let wait = if reclaim(&conns) {
+                Duration::from_secs(1)
+            } else {
+                Duration::from_millis(250)
+            };
+            match tokio::time::timeout(wait, Arc::clone(&permits).acquire_owned()).await {
+                Ok(Ok(p)) => break p,
+                Ok(Err(_)) => return Ok(()),
+                Err(_) => {}
+            }
+        };
+        let conn = Arc::new(Conn {
+            state: Mutex::new((Phase::Waiting, Instant::now())),
+            close: tokio::sync::Notify::new(),
+        });
+        let no = next;
+        next += 1;
+        lock(&conns).insert(no, Arc::clone(&conn));
         let shared = Arc::clone(&shared);
+        let conns = Arc::clone(&conns);
         let header_timeout = shared.options.header_timeout;
         tokio::spawn(async move {
             let io = hyper_util::rt::TokioIo::new(tcp);
-            let service = hyper::service::service_fn(move |req| {
-                let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(handle(&shared, req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
+            let service = {
+                let conn = Arc::clone(&conn);
+                hyper::service::service_fn(move |req| {
+                    let shared = Arc::clone(&shared);
+                    let conn = Arc::clone(&conn);
+                    async move { Ok::<_, Infallible>(serve(&shared, &conn, req).await) }
+                })
+            };
+            let served = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(header_timeout)
-                .serve_connection(io, service)
-                .await;
+                .serve_connection(io, service);
+            tokio::select! {
+                _ = served => {}
+                () = conn.close.notified() => {}
+            }
+            lock(&conns).remove(&no);
             drop(permit);
         });
+    }
+}
+
+/// One request on a connection, its phase kept up to date.
+async fn serve(shared: &Shared, conn: &Arc<Conn>, req: Request<Incoming>) -> Reply {
+    conn.set(Phase::Busy);
+    let get = req.method() == Method::GET;
+    let reply = handle(shared, conn, req).await;
+    let stream = reply
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes() == b"text/event-stream");
+    conn.set(if get && stream {
+        Phase::Listening
+    } else {
+        Phase::Busy
+    });
+    let conn = Arc::clone(conn);
+    reply.map(|body| BoxBody::new(Tracked { body, conn }))
+}
+
+/// A response body that puts its connection back to waiting once it is sent (or dropped).
+struct Tracked {
+    body: BoxBody<Bytes, Infallible>,
+    conn: Arc<Conn>,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.conn.set(Phase::Waiting);
+    }
+}
+
+/// Why a body was not read.
+enum BodyError {
+    TooLarge,
+    /// Past the body deadline or under the minimum rate.
+    Slow,
+    Unreadable,
+}
+
+/// Reads a request's body under the size cap, the body deadline and the minimum rate: the
+/// `n`-th byte must have come by `BODY_GRACE + n / min_body_rate` after the headers, and all
+/// of it by `body_timeout`.
+async fn read_body(body: Incoming, options: &HttpOptions) -> Result<Bytes, BodyError> {
+    let mut body = body;
+    let start = tokio::time::Instant::now();
+    let total = start + options.body_timeout;
+    let mut got: Vec<u8> = Vec::new();
+    loop {
+        let deadline = match options.min_body_rate {
+            0 => total,
+            rate => {
+                let earned = Duration::from_secs_f64(got.len() as f64 / rate as f64);
+                (start + super::BODY_GRACE + earned).min(total)
+            }
+        };
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => return Err(BodyError::Slow),
+            Ok(None) => return Ok(Bytes::from(got)),
+            Ok(Some(Err(_))) => return Err(BodyError::Unreadable),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(data) = frame.into_data() {
+            if got.len() + data.len() > options.max_body_bytes {
+                return Err(BodyError::TooLarge);
+            }
+            got.extend_from_slice(&data);
+        }
     }
 }
 
@@ -169,11 +370,11 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-async fn handle(shared: &Shared, req: Request<Incoming>) -> Reply {
+async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
     if req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }
-    if let Some(reply) = check_origin(&shared.options, req.headers()) {
+    if let Some(reply) = check_origin(&shared.options, req.uri(), req.headers()) {
         return reply;
     }
     if let Some(v) = header_str(req.headers(), VERSION_HEADER)
@@ -186,7 +387,7 @@ async fn handle(shared: &Shared, req: Request<Incoming>) -> Reply {
         );
     }
     match *req.method() {
-        Method::POST => post(shared, req).await,
+        Method::POST => post(shared, conn, req).await,
         Method::GET => get(shared, req.headers()),
         Method::DELETE => delete(shared, req.headers()),
         _ => {
@@ -202,8 +403,14 @@ async fn handle(shared: &Shared, req: Request<Incoming>) -> Reply {
     }
 }
 
-/// DNS-rebinding protection: `Host` and `Origin` against the allow-lists.
-fn check_origin(options: &HttpOptions, headers: &HeaderMap) -> Option<Reply> {
+/// DNS-rebinding protection: the request's host and its `Origin` against the allow-lists.
+///
+/// The host is read as RFC 9112 §3.2 says: exactly one `Host` field (none, several or one
+/// that is not `host[:port]` get 400), and for an absolute-form request target the target's
+/// authority, the `Host` field then being ignored; that host is what the allow-list is
+/// checked against. `Origin` is read strictly too (`scheme://host[:port]`, an IPv6 literal
+/// in brackets, nothing after) and at most once.
+fn check_origin(options: &HttpOptions, uri: &hyper::Uri, headers: &HeaderMap) -> Option<Reply> {
     let forbidden = |what: &str| {
         Some(rpc_error(
             StatusCode::FORBIDDEN,
@@ -211,56 +418,105 @@ fn check_origin(options: &HttpOptions, headers: &HeaderMap) -> Option<Reply> {
             &format!("forbidden: {what} is not allowed"),
         ))
     };
-    let host_ok = |host: &str| {
-        let name = host_name(host);
+    let bad = |what: &str| {
+        Some(rpc_error(
+            StatusCode::BAD_REQUEST,
+            jsonrpc::INVALID_REQUEST,
+            &format!("bad request: {what}"),
+        ))
+    };
+    let host_ok = |name: &str| {
         options
             .allowed_hosts
             .iter()
             .any(|h| h == "*" || h.eq_ignore_ascii_case(name))
     };
-    match header_str(headers, "host") {
-        Some(host) if host_ok(host) => {}
-        Some(_) => return forbidden("the Host header"),
-        None => {
-            return Some(rpc_error(
-                StatusCode::BAD_REQUEST,
-                jsonrpc::INVALID_REQUEST,
-                "the Host header is required",
-            ));
-        }
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let Some(host_field) = hosts.next() else {
+        return bad("the Host header is required");
+    };
+    if hosts.next().is_some() {
+        return bad("the Host header is sent more than once");
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    let Some(host_field) = host_field.to_str().ok().and_then(authority_host) else {
+        return bad("the Host header is not a host with an optional port");
+    };
+    let host = match uri.authority() {
+        None => host_field,
+        Some(target) => match authority_host(target.as_str()) {
+            Some(host) => host,
+            None => {
+                return bad("the request target's authority is not a host with an optional port");
+            }
+        },
+    };
+    if !host_ok(host) {
+        return forbidden(if uri.authority().is_some() {
+            "the request target's host"
+        } else {
+            "the Host header"
+        });
+    }
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    if let Some(origin) = origins.next() {
+        if origins.next().is_some() {
+            return forbidden("an Origin header sent more than once");
+        }
         let Ok(origin) = origin.to_str() else {
             return forbidden("the Origin header");
         };
-        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        let origin = origin.trim().to_ascii_lowercase();
         let listed = options
             .allowed_origins
             .iter()
             .any(|o| o == "*" || *o == origin);
-        let by_host = origin
-            .split_once("://")
-            .is_some_and(|(_, authority)| host_ok(authority));
-        if !listed && !by_host {
+        if !listed && !origin_host(&origin).is_some_and(host_ok) {
             return forbidden("the Origin header");
         }
     }
     None
 }
 
-/// The host of a `Host` header or an origin's authority, without the port.
-fn host_name(authority: &str) -> &str {
-    let authority = authority.trim();
-    if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(i) => &authority[..=i],
-            None => authority,
-        };
+/// The host of an authority `host[:port]` (a `Host` field, a request target's authority,
+/// an origin's): a name of letters, digits, `-`, `.`, `_` and `~`, or an IPv6 literal in
+/// brackets; the port, when there is one, digits up to 65535. `None` for anything else
+/// (user information, a path, text after the bracket, an empty host).
+fn authority_host(authority: &str) -> Option<&str> {
+    let (host, port) = if let Some(literal) = authority.strip_prefix('[') {
+        let end = literal.find(']')?;
+        literal[..end].parse::<std::net::Ipv6Addr>().ok()?;
+        authority.split_at(end + 2)
+    } else {
+        let end = authority.find(':').unwrap_or(authority.len());
+        let host = &authority[..end];
+        let name = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+        if host.is_empty() || !host.bytes().all(name) {
+            return None;
+        }
+        authority.split_at(end)
+    };
+    match port.strip_prefix(':') {
+        None if port.is_empty() => Some(host),
+        None => None,
+        Some("") => Some(host),
+        Some(digits) => (digits.len() <= 5
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && digits.parse::<u16>().is_ok())
+        .then_some(host),
     }
-    match authority.rsplit_once(':') {
-        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => authority,
+}
+
+/// The host of an origin `scheme://host[:port]` (RFC 6454), nothing after; `None` when the
+/// text is not one.
+fn origin_host(origin: &str) -> Option<&str> {
+    let (scheme, authority) = origin.split_once("://")?;
+    let mut bytes = scheme.bytes();
+    let scheme_ok = bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    if !scheme_ok {
+        return None;
     }
+    authority_host(authority)
 }
 
 /// What the client accepts: (JSON, SSE).
@@ -292,26 +548,21 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
 
 /// What a POSTed message is.
 enum Kind {
-    Request {
-        key: String,
-        method: String,
-    },
+    /// A message answered under this id key (a request, or a malformed message whose id
+    /// reads); `method` when it is a string.
+    Request { key: String, method: Option<String> },
     /// A notification or a response: 202.
     Other,
 }
 
+/// The members a message is routed by (whether and how it is answered is asked of the
+/// dispatcher's own reading, `expected_answer`).
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
     #[serde(default)]
     method: Option<String>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-}
-
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize, Default)]
@@ -325,7 +576,7 @@ struct Params {
     arguments: Option<Box<RawValue>>,
 }
 
-async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
+async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
     let options = &shared.options;
     let headers = req.headers().clone();
     let content_type = header_str(&headers, "content-type").unwrap_or("");
@@ -361,13 +612,27 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
     {
         return too_large();
     }
-    let body = match Limited::new(req.into_body(), options.max_body_bytes)
-        .collect()
-        .await
-    {
-        Ok(b) => b.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Err(_) => {
+    conn.set(Phase::Body);
+    let body = read_body(req.into_body(), options).await;
+    conn.set(Phase::Busy);
+    let body = match body {
+        Ok(b) => b,
+        Err(BodyError::TooLarge) => return too_large(),
+        Err(BodyError::Slow) => {
+            let mut r = rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                jsonrpc::INVALID_REQUEST,
+                &format!(
+                    "request timeout: the body must come within {} s, at {} bytes per second at least",
+                    options.body_timeout.as_secs_f64(),
+                    options.min_body_rate
+                ),
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+        Err(BodyError::Unreadable) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 jsonrpc::INVALID_REQUEST,
@@ -385,48 +650,25 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
     if text.trim_start().starts_with('[') {
         return post_batch(shared, &headers, text, wants_json, wants_sse).await;
     }
-    let env: Envelope<'_> = match serde_json::from_str(text) {
-        Ok(env) => env,
-        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                jsonrpc::INVALID_REQUEST,
-                "invalid request: the body must be a JSON-RPC message object",
-            );
-        }
-        Err(_) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                jsonrpc::PARSE_ERROR,
-                "parse error: the body is not valid JSON",
-            );
-        }
-    };
-    let kind = match (&env.id, &env.method) {
-        (Some(raw), Some(method)) => match Id::parse(raw) {
-            Some(id) => Kind::Request {
-                key: id.key().to_string(),
-                method: method.clone(),
-            },
-            None => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    jsonrpc::INVALID_REQUEST,
-                    "invalid request: \"id\" must be a string or a number",
-                );
-            }
+    // Which answer the message gets is asked of the code that reads it for dispatch, so
+    // that the stream opened here is the one its answer is routed to: a message refused
+    // under the `null` id (unreadable, a repeated envelope member, an id that is not a
+    // string or a number) is answered here, since no stream could be found by its id.
+    let kind = match expected_answer(text) {
+        Expected::Refused(line) => return json_reply(StatusCode::BAD_REQUEST, line),
+        Expected::Nothing => Kind::Other,
+        Expected::Answer(id) => Kind::Request {
+            key: id.key().to_string(),
+            // Read again for routing only; a request whose envelope this reading does not
+            // take (a method that is not a string) is still handed on, for its answer.
+            method: serde_json::from_str::<Envelope<'_>>(text)
+                .ok()
+                .and_then(|e| e.method),
         },
-        (None, Some(_)) | (Some(_), None) => Kind::Other,
-        (None, None) => {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                jsonrpc::INVALID_REQUEST,
-                "invalid request: neither a request, a notification nor a response",
-            );
-        }
     };
-    let params: Params = env
-        .params
+    let params: Params = serde_json::from_str::<Envelope<'_>>(text)
+        .ok()
+        .and_then(|e| e.params)
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default();
     let modern = params
@@ -436,11 +678,20 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
         .cloned();
     if let (Kind::Request { key, method }, Some(version)) = (&kind, modern) {
         return post_stateless(
-            shared, &headers, text, key, method, &params, &version, wants_json, wants_sse,
+            shared,
+            &headers,
+            text,
+            key,
+            method.as_deref().unwrap_or(""),
+            &params,
+            &version,
+            wants_json,
+            wants_sse,
         )
         .await;
     }
-    let is_initialize = matches!(&kind, Kind::Request { method, .. } if method == "initialize");
+    let is_initialize =
+        matches!(&kind, Kind::Request { method: Some(method), .. } if method == "initialize");
     let (session, created) = match header_str(&headers, SESSION_HEADER) {
         Some(id) => match lock(&shared.sessions).get(id.trim()) {
             Some(s) => (Arc::clone(s), false),
@@ -448,7 +699,7 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
         },
         None if is_initialize => {
             let full = lock(&shared.sessions).len() >= options.max_sessions;
-            if full && !shared.sweep() {
+            if full && !shared.sweep() && !shared.reclaim_session() {
                 return rpc_error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     jsonrpc::SERVER_BUSY,
@@ -476,7 +727,12 @@ async fn post(shared: &Shared, req: Request<Incoming>) -> Reply {
     if let Some(reply) = make_room(&session, options) {
         return reply;
     }
-    let stream = session.open_stream(vec![key]);
+    let Some(stream) = session.try_open_stream(vec![key]) else {
+        if created {
+            end_session(session);
+        }
+        return id_in_use();
+    };
     session.conn.handle(text);
     // The session id goes in the headers of the handshake's answer, so a backend that
     // answers later (the proxy's server) is waited for, as JSON when the client takes it.
@@ -506,6 +762,16 @@ fn backend_failed(why: &str) -> Reply {
         StatusCode::INTERNAL_SERVER_ERROR,
         jsonrpc::INTERNAL_ERROR,
         "internal error: the session could not be opened",
+    )
+}
+
+/// A request whose id another request of the session, still unanswered, carries: its
+/// answer could not be told from the other's.
+fn id_in_use() -> Reply {
+    rpc_error(
+        StatusCode::CONFLICT,
+        jsonrpc::INVALID_REQUEST,
+        "conflict: a request of this session with the same id is still unanswered",
     )
 }
 
@@ -673,7 +939,9 @@ async fn post_stateless(
         Err(why) => return backend_failed(&why),
     };
     lock(&session.routes).version = version.as_str().and_then(ProtocolVersion::parse);
-    let stream = session.open_stream(vec![key.to_string()]);
+    let Some(stream) = session.try_open_stream(vec![key.to_string()]) else {
+        return id_in_use();
+    };
     session.conn.handle(text);
     answer(shared, &session, stream, wants_json, wants_sse, true).await
 }
@@ -799,7 +1067,7 @@ async fn post_batch(
         return session_not_found();
     };
     session.touch();
-    let items: Vec<Envelope<'_>> = match serde_json::from_str(text) {
+    let items: Vec<&RawValue> = match serde_json::from_str(text) {
         Ok(items) => items,
         Err(_) => {
             return rpc_error(
@@ -809,22 +1077,30 @@ async fn post_batch(
             );
         }
     };
-    let mut keys: Vec<String> = items
-        .iter()
-        .filter(|e| e.method.is_some())
-        .filter_map(|e| e.id.and_then(Id::parse))
-        .map(|id| id.key().to_string())
-        .collect();
-    if keys.is_empty() && !items.is_empty() {
+    // The batch's answer is one array, routed by the id of its first member: every id the
+    // members are answered under, and `null` (a member refused without one, or the batch
+    // refused whole), so that whichever comes first finds this stream.
+    let mut keys: Vec<String> = Vec::new();
+    let mut refused = items.is_empty();
+    for item in &items {
+        match expected_answer(item.get()) {
+            Expected::Answer(id) => keys.push(id.key().to_string()),
+            Expected::Refused(_) => refused = true,
+            Expected::Nothing => {}
+        }
+    }
+    if keys.is_empty() && !refused {
         session.conn.handle(text);
         return empty(StatusCode::ACCEPTED);
     }
-    // A batch refused whole is answered with a null id.
-    keys.push("null".into());
+    keys.push(Id::null().key().to_string());
     if let Some(reply) = make_room(&session, &shared.options) {
         return reply;
     }
-    let stream = session.open_stream(keys);
+    // One batch at a time per session: both would be awaited under `null`.
+    let Some(stream) = session.try_open_stream(keys) else {
+        return id_in_use();
+    };
     session.conn.handle(text);
     answer(shared, &session, stream, wants_json, wants_sse, false).await
 }
