@@ -872,7 +872,16 @@ impl Connection {
             })
         };
         let (id, method, params) = match check_envelope(message) {
-            Err(refusal) => return Some(refusal),
+            Err(refusal) => {
+                if jsonrpc::find_duplicate_member(message.as_bytes()).is_some()
+                    && let (Some(id), true, _) = scanned_id(message)
+                {
+                    // A garbled answer to a handler's request: the handler hears so now
+                    // instead of waiting for its timeout.
+                    self.state.outstanding.deliver(id.key(), Reply::Garbage);
+                }
+                return Some(refusal);
+            }
             Ok(Checked::Response { id, reply }) => {
                 // A response to a request of a handler: routed to it (or dropped when
                 // nobody waits for it).
@@ -880,7 +889,6 @@ impl Connection {
                 return None;
             }
             Ok(Checked::Message { id, method, params }) => (id, method, params),
-            Ok(Checked::Dropped) => return None,
         };
         let Some(id) = id else {
             self.notification(&method, params);
@@ -1914,9 +1922,6 @@ enum Checked<'a> {
     },
     /// A response to a request of a handler.
     Response { id: Id, reply: Reply },
-    /// A notification, or a response nobody can be found for, that parsers would read
-    /// differently: dropped unread.
-    Dropped,
 }
 
 /// Reads and checks a message's envelope (one message, not a batch): what it is, or the
@@ -1954,22 +1959,15 @@ fn check_envelope(message: &str) -> Result<Checked<'_>, Answer> {
     if let Some(at) = jsonrpc::find_duplicate_member(message.as_bytes()) {
         // One rule for every transport: what a proxy in front of this server validated
         // must be what the handler gets, whichever value of a repeated member either
-        // parser would keep.
-        let (id, response, notification) = scanned_id(message);
-        if response {
-            // An answer to a handler's request: the handler hears it was garbled.
-            return Ok(match id {
-                Some(id) => Checked::Response {
-                    id,
-                    reply: Reply::Garbage,
-                },
-                None => Checked::Dropped,
-            });
-        }
-        if notification {
-            return Ok(Checked::Dropped);
-        }
-        let id = id.unwrap_or_else(Id::null);
+        // parser would keep. Such a message is never read, so never taken for a
+        // notification: it is refused, under its id when it reads as a request, else under
+        // `null` (a response is not answered under its own id). `process` also tells a
+        // handler waiting for a response that its answer came garbled.
+        let (id, response, _) = scanned_id(message);
+        let id = match id {
+            Some(id) if !response => id,
+            _ => Id::null(),
+        };
         let hazard = jsonrpc::Hazard::DuplicateMember(at);
         return Err(fail(&id, hazard.code(), &hazard.message()));
     }
@@ -2063,9 +2061,7 @@ pub(crate) fn expected_answer(message: &str) -> Expected {
         Err(refusal) if refusal.id.key() == Id::null().key() => Expected::Refused(refusal.line),
         Err(refusal) => Expected::Answer(refusal.id),
         Ok(Checked::Message { id: Some(id), .. }) => Expected::Answer(id),
-        Ok(Checked::Message { id: None, .. } | Checked::Response { .. } | Checked::Dropped) => {
-            Expected::Nothing
-        }
+        Ok(Checked::Message { id: None, .. } | Checked::Response { .. }) => Expected::Nothing,
     }
 }
 
