@@ -211,7 +211,12 @@ impl<'a> Compiler<'a> {
                     })?);
                 }
             }
-            self.out.contains.push(Contains { node, min, max });
+            self.out.contains.push(Contains {
+                node,
+                min,
+                max,
+                annotates: d.at_least(Draft::Draft202012),
+            });
             let i = ContainsId::new(self.out.contains.len() - 1);
             self.push_keyword(Keyword::Contains(i), "contains");
         }

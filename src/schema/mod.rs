@@ -332,6 +332,9 @@ pub(crate) struct Contains {
     pub(crate) node: NodeId,
     pub(crate) min: u64,
     pub(crate) max: Option<u64>,
+    /// Whether the matching items count as evaluated (for `unevaluatedItems`) and are
+    /// annotated: from 2020-12 on; 2019-09's `contains` produces no annotation.
+    pub(crate) annotates: bool,
 }
 
 /// A `$dynamicRef` (or `$recursiveRef`).

@@ -398,7 +398,7 @@ pub(super) fn contains<'a, A: crate::flat::Array<'a>, C: Collector>(
             }
         }
     }
-    if C::ANNOTATE {
+    if C::ANNOTATE && spec.annotates {
         col.annotate(c, ctx, node, "contains", Value::Array(matched));
     }
     if count < spec.min {

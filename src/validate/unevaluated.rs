@@ -112,9 +112,14 @@ fn evaluated_item<'a, I: Instance<'a>>(
         c.keywords_of(node).iter().any(|kw| match *kw {
             Keyword::PrefixItems(span) => index < span.len(),
             Keyword::Items { skip, .. } => index >= skip as usize,
-            Keyword::Contains(i) => items
-                .get(index)
-                .is_some_and(|item| valid_at(c, c.contains[i.index()].node, item, ctx)),
+            // (2019-09's `contains` evaluates nothing for `unevaluatedItems`.)
+            Keyword::Contains(i) => {
+                let spec = c.contains[i.index()];
+                spec.annotates
+                    && items
+                        .get(index)
+                        .is_some_and(|item| valid_at(c, spec.node, item, ctx))
+            }
             Keyword::UnevaluatedItems(_) => !top,
             Keyword::AllOf(span) => c
                 .node_list(span)
