@@ -41,25 +41,42 @@ const fn size(full: usize) -> usize {
 }
 const MIB: usize = 1 << 20;
 
-/// Runs `f`, prints its wall-clock time and the peak heap growth above the level at its
-/// start, and asserts both ceilings.
+/// Runs `f`, prints its wall-clock and CPU time and the peak heap growth above the level at
+/// its start, and asserts both ceilings. The time ceiling is on the thread's CPU time where
+/// Linux reports it (`f` runs on this thread alone): a runaway still fails, while other
+/// processes on a shared machine cannot make a case fail by delaying it.
 #[track_caller]
 fn measure<T>(name: &str, max_heap: usize, f: impl FnOnce() -> T) -> T {
     let _guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let start = Instant::now();
+    let cpu_start = thread_cpu();
     let (out, peak) = support::alloc::peak_during(f);
     let elapsed = start.elapsed();
+    let cpu = cpu_start.and_then(|s| Some(thread_cpu()?.saturating_sub(s)));
     println!(
-        "adversarial: {name:<58} {:>9.1} ms  peak heap {:>8.1} MiB",
+        "adversarial: {name:<58} {:>9.1} ms  cpu {:>9.1} ms  peak heap {:>8.1} MiB",
         elapsed.as_secs_f64() * 1e3,
+        cpu.unwrap_or(elapsed).as_secs_f64() * 1e3,
         peak as f64 / MIB as f64
     );
-    assert!(elapsed < CEILING, "{name}: took {elapsed:?}");
+    let spent = cpu.unwrap_or(elapsed);
+    assert!(
+        spent < CEILING,
+        "{name}: took {spent:?} of CPU ({elapsed:?} wall)"
+    );
     assert!(
         peak <= max_heap,
         "{name}: peak heap {peak} bytes, ceiling {max_heap}"
     );
     out
+}
+
+/// This thread's CPU time (the first field of `/proc/thread-self/schedstat`, in
+/// nanoseconds), or `None` where there is no such file.
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 /// A value dropped without recursion, even while a failed assertion unwinds.
