@@ -6,6 +6,7 @@
 //! a [`NodeId`]: cycles need no reference counting.
 
 mod accel;
+mod foreign;
 mod ids;
 mod text;
 
