@@ -20,6 +20,8 @@ export interface CompileOptions {
   maxDepth?: number
   /** The cap on the number of subschemas. */
   maxSubschemas?: number
+  /** Other documents references may reach, by URI (e.g. `{ "https://example.com/a.json": {...} }`). */
+  documents?: Record<string, JsonSchema>
 }
 
 /** One error: where and why. The message never quotes the instance. */

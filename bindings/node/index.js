@@ -75,8 +75,14 @@ class Validator {
  * Compiles `schema` (an object, a boolean, or JSON text). Throws `SchemaError` with the
  * keyword location when it does not compile.
  */
+function nativeOptions(options) {
+  if (!options) return undefined
+  if (options.documents === undefined || typeof options.documents === 'string') return options
+  return { ...options, documents: JSON.stringify(options.documents) }
+}
+
 function compile(schema, options) {
-  const result = native.compile(schemaText(schema), options || undefined)
+  const result = native.compile(schemaText(schema), nativeOptions(options))
   if (result instanceof native.Validator) return new Validator(result, schema)
   throw new SchemaError(result)
 }

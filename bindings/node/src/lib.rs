@@ -33,6 +33,9 @@ pub struct CompileOptions {
     pub max_depth: Option<u32>,
     /// The cap on the number of subschemas.
     pub max_subschemas: Option<u32>,
+    /// Other documents references may reach: JSON text of an object mapping each URI to
+    /// its schema (`index.js` writes it from an object).
+    pub documents: Option<String>,
 }
 
 /// Why a schema did not compile.
@@ -126,7 +129,19 @@ pub fn compile(
     if let Some(count) = options.max_subschemas {
         limits = limits.with_max_subschemas(count as usize);
     }
-    let compiled = Options::new()
+    let mut builder = Options::new();
+    if let Some(documents) = options.documents.as_deref() {
+        let Value::Object(map) = parse_schema(documents)? else {
+            return Err(napi::Error::new(
+                Status::InvalidArg,
+                "documents: expected an object mapping URIs to schemas",
+            ));
+        };
+        for (uri, document) in map {
+            builder = builder.with_document(&uri, document);
+        }
+    }
+    let compiled = builder
         .default_dialect(draft(options.dialect.as_deref())?)
         .assert_formats(options.formats.unwrap_or(false))
         .assert_content(options.content.unwrap_or(false))

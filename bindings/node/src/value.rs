@@ -69,7 +69,8 @@ pub struct Tree {
 }
 
 enum PathPart {
-    Key(String),
+    /// A member name: its range in the arena's text.
+    Key(u32, u32),
     Index(u32),
 }
 
@@ -119,7 +120,17 @@ impl Tree {
         self.pending_entries.clear();
         self.ancestors.clear();
         self.path.clear();
-        let mut reader = Reader { env, tree: self };
+        let mut to_json = ptr::null_mut();
+        if unsafe { sys::napi_create_string_utf8(env, c"toJSON".as_ptr(), 6, &mut to_json) }
+            != sys::Status::napi_ok
+        {
+            return Err(None);
+        }
+        let mut reader = Reader {
+            env,
+            tree: self,
+            to_json,
+        };
         match reader.value(value, None) {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(Some(ReadError(
@@ -161,6 +172,9 @@ impl Tree {
 struct Reader<'t> {
     env: sys::napi_env,
     tree: &'t mut Tree,
+    /// The string "toJSON", made once per read (a property lookup by a C string makes
+    /// the string each time).
+    to_json: sys::napi_value,
 }
 
 impl Reader<'_> {
@@ -179,7 +193,10 @@ impl Reader<'_> {
         for part in parts {
             out.push('/');
             match part {
-                PathPart::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                PathPart::Key(start, len) => {
+                    let k = &self.tree.text[*start as usize..(*start + *len) as usize];
+                    out.push_str(&k.replace('~', "~0").replace('/', "~1"))
+                }
                 PathPart::Index(i) => {
                     let _ = write!(out, "{i}");
                 }
@@ -250,9 +267,36 @@ impl Reader<'_> {
     /// Copies a string into the arena's text: its start and length there.
     fn text(&mut self, value: sys::napi_value) -> Result<(u32, u32), Stop> {
         let env = self.env;
+        let start = self.tree.text.len();
+        // Most strings are short: one call into spare room first; only a string that may
+        // not have fit (it filled the room) is measured and read again.
+        const ROOM: usize = 256;
+        unsafe {
+            let text = self.tree.text.as_mut_vec();
+            text.reserve(ROOM);
+            let room = text.capacity() - start;
+            let mut written = 0usize;
+            ok(sys::napi_get_value_string_utf8(
+                env,
+                value,
+                text.as_mut_ptr().add(start).cast(),
+                room,
+                &mut written,
+            ))?;
+            if written + 1 < room.saturating_sub(3) {
+                if start + written >= u32::MAX as usize {
+                    return Err(Stop::Value(
+                        "the value's strings are too large to validate".into(),
+                    ));
+                }
+                // SAFETY: Node-API wrote `written` bytes of UTF-8 (whole characters).
+                text.set_len(start + written);
+                self.tree.count += written / 4096;
+                return Ok((start as u32, written as u32));
+            }
+        }
         let mut len = 0usize;
         ok(unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) })?;
-        let start = self.tree.text.len();
         if start + len >= u32::MAX as usize {
             return Err(Stop::Value("the value's strings are too large to validate".into()));
         }
@@ -322,7 +366,7 @@ impl Reader<'_> {
         let env = self.env;
         // `toJSON` first, as JSON.stringify does (a Date gives its ISO string).
         let mut to_json = ptr::null_mut();
-        ok(unsafe { sys::napi_get_named_property(env, value, c"toJSON".as_ptr(), &mut to_json) })?;
+        ok(unsafe { sys::napi_get_property(env, value, self.to_json, &mut to_json) })?;
         let mut ty = 0;
         ok(unsafe { sys::napi_typeof(env, to_json, &mut ty) })?;
         if ty == sys::ValueType::napi_function {
@@ -360,14 +404,24 @@ impl Reader<'_> {
                 self.path_text()
             )));
         }
+        // The handles a container's members take are freed with a scope per container
+        // at the top two levels (where a large value's bulk hangs); deeper ones use
+        // their parent's, which saves two calls per small object.
+        let scoped = self.tree.ancestors.len() < 2;
         let mut scope = ptr::null_mut();
-        ok(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+        if scoped {
+            ok(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+        }
         self.tree.ancestors.push(value);
         let result = self.container(value);
         self.tree.ancestors.pop();
-        let closed = unsafe { sys::napi_close_handle_scope(env, scope) };
+        if scoped {
+            let closed = unsafe { sys::napi_close_handle_scope(env, scope) };
+            let slot = result?;
+            ok(closed)?;
+            return self.push(slot).map(Some);
+        }
         let slot = result?;
-        ok(closed)?;
         self.push(slot).map(Some)
     }
 
@@ -417,8 +471,7 @@ impl Reader<'_> {
             let (key_start, key_len) = self.text(name)?;
             let mut member = ptr::null_mut();
             ok(unsafe { sys::napi_get_property(env, value, name, &mut member) })?;
-            let key = &self.tree.text[key_start as usize..(key_start + key_len) as usize];
-            self.tree.path.push(PathPart::Key(key.to_owned()));
+            self.tree.path.push(PathPart::Key(key_start, key_len));
             let read = self.value(member, Some(name));
             self.tree.path.pop();
             // An `undefined` member is left out, as JSON.stringify leaves it out.
