@@ -106,12 +106,8 @@ fn draft(name: Option<&str>) -> napi::Result<Draft> {
 }
 
 fn parse_schema(text: &str) -> napi::Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
-        napi::Error::new(
-            Status::InvalidArg,
-            format!("the schema is not JSON: {e}"),
-        )
-    })
+    serde_json::from_str(text)
+        .map_err(|e| napi::Error::new(Status::InvalidArg, format!("the schema is not JSON: {e}")))
 }
 
 /// Compiles a schema given as JSON text.
@@ -159,12 +155,15 @@ pub fn compile(
                 keyword_location: e.location().to_owned(),
                 message: e.message().to_owned(),
             }];
-            violations.extend(e.violations().iter().filter(|v| {
-                v.location() != e.location() || v.message() != e.message()
-            }).map(|v| Violation {
-                keyword_location: v.location().to_owned(),
-                message: v.message().to_owned(),
-            }));
+            violations.extend(
+                e.violations()
+                    .iter()
+                    .filter(|v| v.location() != e.location() || v.message() != e.message())
+                    .map(|v| Violation {
+                        keyword_location: v.location().to_owned(),
+                        message: v.message().to_owned(),
+                    }),
+            );
             Either::B(CompileFailure {
                 keyword_location: e.location().to_owned(),
                 message: e.message().to_owned(),
@@ -228,7 +227,10 @@ impl Validator {
             // A getter or `toJSON` threw: its exception propagates as it is.
             Err(None) => {
                 self.tree.shrink();
-                Err(napi::Error::new(Status::PendingException, "a JavaScript exception"))
+                Err(napi::Error::new(
+                    Status::PendingException,
+                    "a JavaScript exception",
+                ))
             }
         }
     }
@@ -248,7 +250,9 @@ impl Validator {
     /// Whether the JSON text conforms (the text is parsed by the engine, never by V8).
     #[napi]
     pub fn is_valid_json(&self, text: String) -> napi::Result<bool> {
-        self.schema.is_valid_json(text.as_bytes()).map_err(malformed)
+        self.schema
+            .is_valid_json(text.as_bytes())
+            .map_err(malformed)
     }
 
     /// Every error of the JavaScript value.

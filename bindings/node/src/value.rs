@@ -130,6 +130,7 @@ impl Tree {
             env,
             tree: self,
             to_json,
+            replaced: false,
         };
         match reader.value(value, None) {
             Ok(Some(_)) => Ok(()),
@@ -175,6 +176,8 @@ struct Reader<'t> {
     /// The string "toJSON", made once per read (a property lookup by a C string makes
     /// the string each time).
     to_json: sys::napi_value,
+    /// Set while reading what a `toJSON` returned: it is not asked for `toJSON` again.
+    replaced: bool,
 }
 
 impl Reader<'_> {
@@ -298,7 +301,9 @@ impl Reader<'_> {
         let mut len = 0usize;
         ok(unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) })?;
         if start + len >= u32::MAX as usize {
-            return Err(Stop::Value("the value's strings are too large to validate".into()));
+            return Err(Stop::Value(
+                "the value's strings are too large to validate".into(),
+            ));
         }
         // SAFETY: Node-API writes `len` bytes of UTF-8 (lone surrogates become U+FFFD)
         // and a NUL into the reserved spare capacity; only the `written` bytes are kept.
@@ -364,28 +369,32 @@ impl Reader<'_> {
         key: Option<sys::napi_value>,
     ) -> Result<Option<u32>, Stop> {
         let env = self.env;
-        // `toJSON` first, as JSON.stringify does (a Date gives its ISO string).
-        let mut to_json = ptr::null_mut();
-        ok(unsafe { sys::napi_get_property(env, value, self.to_json, &mut to_json) })?;
-        let mut ty = 0;
-        ok(unsafe { sys::napi_typeof(env, to_json, &mut ty) })?;
-        if ty == sys::ValueType::napi_function {
-            let mut arg = match key {
-                Some(k) => k,
-                None => {
-                    let mut empty = ptr::null_mut();
-                    ok(unsafe { sys::napi_create_string_utf8(env, c"".as_ptr(), 0, &mut empty) })?;
-                    empty
-                }
-            };
-            let mut replaced = ptr::null_mut();
-            ok(unsafe { sys::napi_call_function(env, value, to_json, 1, &mut arg, &mut replaced) })?;
-            // A `toJSON` returning an object calls no second `toJSON` in JSON.stringify
-            // either way it is walked; guard against one returning itself.
-            let mut same = false;
-            ok(unsafe { sys::napi_strict_equals(env, value, replaced, &mut same) })?;
-            if !same {
-                return self.value(replaced, key);
+        // `toJSON` first, as JSON.stringify does (a Date gives its ISO string); its result
+        // is read as it is, with no second `toJSON` (as JSON.stringify reads it).
+        if !std::mem::take(&mut self.replaced) {
+            let mut to_json = ptr::null_mut();
+            ok(unsafe { sys::napi_get_property(env, value, self.to_json, &mut to_json) })?;
+            let mut ty = 0;
+            ok(unsafe { sys::napi_typeof(env, to_json, &mut ty) })?;
+            if ty == sys::ValueType::napi_function {
+                let arg = match key {
+                    Some(k) => k,
+                    None => {
+                        let mut empty = ptr::null_mut();
+                        ok(unsafe {
+                            sys::napi_create_string_utf8(env, c"".as_ptr(), 0, &mut empty)
+                        })?;
+                        empty
+                    }
+                };
+                let mut replaced = ptr::null_mut();
+                ok(unsafe {
+                    sys::napi_call_function(env, value, to_json, 1, &arg, &mut replaced)
+                })?;
+                self.replaced = true;
+                let read = self.value(replaced, key);
+                self.replaced = false;
+                return read;
             }
         }
         if self.tree.ancestors.len() >= MAX_DEPTH {
@@ -448,7 +457,9 @@ impl Reader<'_> {
                 self.tree.pending_items.push(index);
             }
             let start = self.tree.items.len();
-            self.tree.items.extend(self.tree.pending_items.drain(mark..));
+            self.tree
+                .items
+                .extend(self.tree.pending_items.drain(mark..));
             return Ok(Slot::Array(start as u32, len));
         }
         let mut names = ptr::null_mut();
@@ -487,7 +498,9 @@ impl Reader<'_> {
         }
         let start = self.tree.entries.len();
         let count = self.tree.pending_entries.len() - mark;
-        self.tree.entries.extend(self.tree.pending_entries.drain(mark..));
+        self.tree
+            .entries
+            .extend(self.tree.pending_entries.drain(mark..));
         Ok(Slot::Object(start as u32, count as u32))
     }
 }
