@@ -117,6 +117,28 @@ function upgrade(schema, dialect) {
   throw new UpgradeError(result)
 }
 
+// The crossing the SDK validator and Standard Schemas use. What they check is what goes
+// on the wire, which is JSON.stringify's text: V8 writes it faster than Node-API can read
+// the value member by member (BENCHMARKS.md, "Node"), and the engine parses it without
+// building JavaScript objects. A value JSON.stringify refuses (a cycle, a BigInt) is read
+// by the native walk instead, which gives the clear error or reads the BigInt.
+function wireText(value) {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+function checkWire(compiled, value) {
+  const text = wireText(value)
+  if (text === undefined) {
+    // undefined, a function or a symbol at the top, a cycle, a BigInt: the native walk.
+    return compiled.isValid(value) ? null : compiled.validate(value)
+  }
+  return compiled.isValidJson(text) ? null : compiled.validateJson(text)
+}
+
 function errorMessage(errors) {
   return errors.map((e) => `${e.instanceLocation || '/'}: ${e.message}`).join('; ')
 }
@@ -159,8 +181,8 @@ class ToolschemaJsonSchemaValidator {
     return (input) => {
       let result
       try {
-        if (compiled.isValid(input)) return { valid: true, data: input, errorMessage: undefined }
-        result = compiled.validate(input)
+        result = checkWire(compiled, input)
+        if (result === null) return { valid: true, data: input, errorMessage: undefined }
       } catch (e) {
         return { valid: false, data: undefined, errorMessage: e.message }
       }
@@ -224,8 +246,8 @@ function standardSchema(schema, options) {
       validate(value) {
         let result
         try {
-          if (compiled.isValid(value)) return { value }
-          result = compiled.validate(value)
+          result = checkWire(compiled, value)
+          if (result === null) return { value }
         } catch (e) {
           return { issues: [{ message: e.message }] }
         }

@@ -41,6 +41,11 @@ test('standardSchema implements Standard Schema v1 and Standard JSON Schema v1',
   const cyclic = { name: 'xx' }
   cyclic.self = cyclic
   assert.match(s.validate(cyclic).issues[0].message, /cycle/)
+  // What is checked is what JSON.stringify puts on the wire: a BigInt JSON.stringify
+  // refuses is read as an integer; a function member, which it drops, is not there.
+  assert.ok(!s.validate({ name: 'xx', tags: [2n] }).issues)
+  assert.ok(s.validate({ name: 'xx', tags: [0n] }).issues)
+  assert.ok(!s.validate({ name: 'xx', f() {} }).issues)
 
   // The schema in the target dialect: upgraded to 2020-12, as is for draft-07.
   const upgraded = s.jsonSchema.input({ target: 'draft-2020-12' })
