@@ -141,20 +141,24 @@ module Toolschema
     # @param draft [Symbol, nil] the dialect of a schema without +$schema+:
     #   +:draft4+, +:draft6+, +:draft7+, +:draft2019_09+ or +:draft2020_12+ (the default)
     # @param formats [Boolean] whether +format+ asserts (default: an annotation only)
+    # @param content [Boolean] whether +contentEncoding: "base64"+ and
+    #   +contentMediaType: "application/json"+ assert (default: annotations only)
     # @param same_document_refs [Boolean] whether +$ref+/+$dynamicRef+ must start with
     #   +#+, as the MCP SDKs require
     # @param max_depth [Integer] the deepest value of the schema document (root at 1)
     # @param max_subschemas [Integer] the most objects the schema document may hold
+    # @param documents [Hash{String => Hash, String}] other schema documents by URI, so
+    #   that references to them resolve (nothing is ever fetched)
     # @raise [SchemaError] for a bad schema (checked against its meta-schema too)
     # @raise [TypeError] for schema data that is not JSON data
-    def self.new(schema, draft: nil, formats: false, same_document_refs: false, max_depth: 64,
-                 max_subschemas: 10_000)
+    def self.new(schema, draft: nil, formats: false, content: false, same_document_refs: false, max_depth: 64,
+                 max_subschemas: 10_000, documents: {})
       unless max_depth.is_a?(Integer) && max_depth.positive? && max_subschemas.is_a?(Integer) && max_subschemas.positive?
         raise ArgumentError, "max_depth and max_subschemas must be positive Integers"
       end
 
-      __new(schema, draft, formats ? true : false, same_document_refs ? true : false,
-            [max_depth, 2**62].min, [max_subschemas, 2**62].min).freeze
+      __new(schema, draft, formats ? true : false, content ? true : false, same_document_refs ? true : false,
+            [max_depth, 2**62].min, [max_subschemas, 2**62].min, documents.to_a).freeze
     end
 
     # @!method valid?(data)

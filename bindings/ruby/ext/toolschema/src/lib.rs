@@ -212,24 +212,37 @@ fn schema_value(ruby: &Ruby, schema: Value, limits: Limits) -> Result<serde_json
 }
 
 impl Validator {
-    /// `Toolschema::Validator.__new(schema, draft, formats, same_document_refs,
-    /// max_depth, max_subschemas)`: the keyword arguments are the Ruby side's.
+    /// `Toolschema::Validator.__new(schema, draft, formats, content, same_document_refs,
+    /// max_depth, max_subschemas, documents)`: the keyword arguments are the Ruby side's;
+    /// `documents` an Array of [uri, schema] pairs.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         ruby: &Ruby,
         schema: Value,
         draft: Value,
         formats: bool,
+        content: bool,
         same_document_refs: bool,
         max_depth: usize,
         max_subschemas: usize,
+        documents: RArray,
     ) -> Result<Validator, Error> {
         let limits = Limits::new(max_depth, max_subschemas);
         let value = schema_value(ruby, schema, limits)?;
+        let mut registered = Vec::new();
+        for pair in documents.into_iter() {
+            let (uri, document): (String, Value) = TryConvert::try_convert(pair)?;
+            registered.push((uri, schema_value(ruby, document, limits)?));
+        }
         let mut options = Options::new()
             .limits(limits)
             .refs_fragment_only(same_document_refs)
             .assert_formats(formats)
+            .assert_content(content)
             .validate_schema(true);
+        for (uri, document) in registered {
+            options = options.with_document(&uri, document);
+        }
         if let Some(draft) = draft_of(ruby, draft)? {
             options = options.default_dialect(draft);
         }
@@ -346,7 +359,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     let module = ruby.get_inner(&MODULE);
     let validator = module.define_class("Validator", ruby.class_object())?;
     validator.undef_default_alloc_func();
-    validator.define_singleton_method("__new", function!(Validator::new, 6))?;
+    validator.define_singleton_method("__new", function!(Validator::new, 8))?;
     validator.define_method("valid?", method!(Validator::valid, 1))?;
     validator.define_method("validate", method!(Validator::validate, 1))?;
     validator.define_method("valid_json?", method!(Validator::valid_json, 1))?;
