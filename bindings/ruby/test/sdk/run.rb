@@ -17,7 +17,10 @@ require "tmpdir"
 require "rbconfig"
 
 # (The repository's root is four levels up; ../shared sits beside it.)
-shared = File.expand_path(ARGV[0] || "../../../../../shared/ruby", __dir__)
+shared = if ARGV[0] then File.expand_path(ARGV[0])
+         elsif ENV["TOOLSCHEMA_SHARED"] then File.join(File.expand_path(ENV["TOOLSCHEMA_SHARED"]), "ruby")
+         else File.expand_path("../../../../../shared/ruby", __dir__)
+         end
 sdk = File.join(shared, "mcp-ruby-sdk")
 abort "no MCP SDK at #{sdk}" unless File.directory?(sdk)
 gem_lib = File.expand_path("../../lib", __dir__)
