@@ -91,9 +91,12 @@ pub(crate) struct Bounds {
     pub(crate) values: usize,
 }
 
+/// Bounds on data: the depth of JSON text; 2^26 values (about 4 GiB of table), past
+/// which an object graph sharing its parts (a Hash holding one Array many times, nested)
+/// would expand beyond memory.
 pub(crate) const DATA_BOUNDS: Bounds = Bounds {
     depth: MAX_DATA_DEPTH,
-    values: u32::MAX as usize / 2,
+    values: 1 << 26,
 };
 
 /// A container whose slots are reserved but not yet filled.
@@ -251,7 +254,9 @@ impl<'a> Walker<'_, 'a> {
         } else if value == rb_sys::Qfalse as VALUE {
             Node::Bool(false)
         } else if api.fixnum_p(value) {
-            let n = api.fix2long(value) as i64;
+            // (`c_long` is `i64` here; the conversion keeps 32-bit `long`s building.)
+            #[allow(clippy::useless_conversion)]
+            let n = i64::from(api.fix2long(value));
             if n >= 0 {
                 Node::UInt(n as u64)
             } else {
@@ -392,10 +397,7 @@ impl<'a> Walker<'_, 'a> {
             }
             if next != task.len {
                 // (Cannot happen: nothing ran that could change the Hash.)
-                return Err(DataError::Type(format!(
-                    "a Hash changed size while read at {}",
-                    self.tree.pointer(task.start.saturating_sub(1))
-                )));
+                return Err(DataError::Type("a Hash changed size while read".into()));
             }
             if mixed {
                 self.merge_repeated_keys(&task);
