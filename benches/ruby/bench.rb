@@ -148,7 +148,7 @@ rows << mrow
 
 def us(seconds) = format("%.1f", seconds * 1e6)
 
-puts "| case | values | construction json_schemer / toolschema (µs) | × | objects json_schemer / toolschema (µs) | × | text json_schemer / toolschema (µs) | × |"
+puts "| case | instances | construction json_schemer / toolschema (µs) | × | objects json_schemer / toolschema (µs) | × | text json_schemer / toolschema (µs) | × |"
 puts "|---|---:|---:|---:|---:|---:|---:|---:|"
 rows.each do |r|
   puts "| #{r[:name]} | #{r[:n]} | #{us(r[:build_js])} / #{us(r[:build_ts])} | #{format("%.1f", r[:build_js] / r[:build_ts])} | " \
