@@ -92,4 +92,5 @@ unless defined?(::MCP::Tool::Schema)
   raise LoadError, "toolschema/mcp: require \"mcp\" first (the MCP SDK gem), then \"toolschema/mcp\""
 end
 
-::MCP::Tool::Schema.prepend(Toolschema::MCP::ToolSchema)
+# (Through `send`: documentation tools need not load the SDK to read this file.)
+::MCP::Tool::Schema.send(:prepend, Toolschema::MCP::ToolSchema)
