@@ -142,6 +142,27 @@ class HostileTest < Minitest::Test
     end
   end
 
+  # With compaction on, a GC can move objects: the extension allocates nothing while it
+  # borrows strings, and names a bad value's class only once it has stopped reading.
+  def test_under_gc_stress_with_auto_compaction
+    skip "GC.auto_compact is not available" unless GC.respond_to?(:auto_compact=)
+    keys = (1..20).map { |i| "key-#{i}-#{"k" * i}" }
+    data = keys.to_h { |k| [k, { "s" => "v" * 30, "list" => [k, k * 2] }] }
+    bad = data.merge("z" => { "deep" => [Time.now] })
+    GC.auto_compact = true
+    GC.stress = true # a GC at every allocation; major ones compact
+    begin
+      assert @any.valid?(data)
+      error = assert_raises(TypeError) { @any.valid?(bad) }
+      assert_match(%r{Time is not JSON data at /z/deep/0}, error.message)
+      error = assert_raises(TypeError) { @any.valid?(data.merge(Object.new => 1)) }
+      assert_match(/Hash key of class Object/, error.message)
+    ensure
+      GC.stress = false
+      GC.auto_compact = false
+    end
+  end
+
   def test_gc_compaction_between_calls
     skip "GC.compact is not available" unless GC.respond_to?(:compact)
     data = { "s" => "abc", "t" => "y" * 50 }

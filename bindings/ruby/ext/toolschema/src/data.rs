@@ -568,14 +568,15 @@ impl<'a> Walker<'_, 'a> {
     }
 
     fn unsupported(&self, at: u32, value: VALUE) -> DataError {
-        // (The class name is taken without allocating: an anonymous class is "an object".)
+        // The location first: naming the class may allocate (a GC could then move the
+        // strings the table borrows), and the walk stops here.
+        let location = self.location(at);
         let what = class_name(value).map_or_else(
             || "an object".to_string(),
             |name| format!("an instance of {name}"),
         );
         DataError::Type(format!(
-            "{what} is not JSON data at {} (expected Hash, Array, String, Integer, Float, true, false, nil or Symbol)",
-            self.location(at)
+            "{what} is not JSON data at {location} (expected Hash, Array, String, Integer, Float, true, false, nil or Symbol)"
         ))
     }
 
@@ -586,10 +587,11 @@ impl<'a> Walker<'_, 'a> {
     }
 }
 
-/// The name of `value`'s class when it has one, read without allocating.
+/// The name of `value`'s class when it has one. `rb_class2name` may allocate (a copy of
+/// the name): called only once the walk has stopped and nothing borrowed is read again.
 fn class_name(value: VALUE) -> Option<String> {
     // SAFETY: `rb_obj_class` gives any value's class (special constants included),
-    // singleton classes skipped; `rb_class2name` gives a named class's permanent name.
+    // singleton classes skipped; `rb_class2name` gives a named class's name.
     unsafe {
         let class = rb_sys::rb_obj_class(value);
         if rb_sys::rb_mod_name(class) == rb_sys::Qnil as VALUE {
@@ -663,11 +665,11 @@ unsafe fn fill_entry(
         // SAFETY: a String.
         unsafe { walker.text(at, key, "a String key")? }
     } else {
-        let parent = walker.tree.parents[at as usize];
+        // (The location first: see `unsupported`.)
+        let location = walker.location(walker.tree.parents[at as usize]);
         let what = class_name(key).unwrap_or_else(|| "an anonymous class".into());
         return Err(DataError::Type(format!(
-            "a Hash key of class {what} is not a JSON name at {} (expected a String or a Symbol)",
-            walker.location(parent)
+            "a Hash key of class {what} is not a JSON name at {location} (expected a String or a Symbol)"
         )));
     };
     walker.tree.slots[at as usize].key = name;
