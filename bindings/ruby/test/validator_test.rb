@@ -160,6 +160,14 @@ class ValidatorTest < Minitest::Test
       Thread.new { 500.times.map { @v.valid?({ city: "c#{i}", days: i }) }.all? }
     end.map(&:value)
     assert_equal [true] * 8, results
-    assert Ractor.shareable?(@v) if defined?(Ractor)
+    return unless defined?(Ractor)
+
+    assert Ractor.shareable?(@v)
+    experimental = Warning[:experimental]
+    Warning[:experimental] = false
+    ractors = 2.times.map { |i| Ractor.new(@v, i) { |v, n| [v.valid?({ "city" => "r#{n}" }), v.validate({ "days" => n }).map(&:to_s)] } }
+    assert_equal [[true, ["/: missing required property \"city\""]]] * 2, ractors.map(&:take)
+  ensure
+    Warning[:experimental] = experimental unless experimental.nil?
   end
 end

@@ -356,7 +356,12 @@ fn without_gvl<R: Send, F: FnOnce() -> R>(f: F) -> R {
 
 #[magnus::init]
 fn init(ruby: &Ruby) -> Result<(), Error> {
+    // Callable from any Ractor: the methods read only their arguments and the immutable
+    // validator, and the classes they look up are resolved here, on the main Ractor.
+    // SAFETY: called during the extension's initialisation, before any method is defined.
+    unsafe { rb_sys::rb_ext_ractor_safe(true) };
     let module = ruby.get_inner(&MODULE);
+    output::resolve_classes(ruby);
     let validator = module.define_class("Validator", ruby.class_object())?;
     validator.undef_default_alloc_func();
     validator.define_singleton_method("__new", function!(Validator::new, 8))?;

@@ -9,6 +9,11 @@ static ERROR: Lazy<RClass> = Lazy::new(|ruby| {
         .expect("Toolschema::Error is defined before the extension loads")
 });
 
+/// Resolves the classes looked up lazily, once, at load time (on the main Ractor).
+pub(crate) fn resolve_classes(ruby: &Ruby) {
+    let _ = ruby.get_inner(&ERROR);
+}
+
 /// Every error as a `Toolschema::Error` (locations, kind, message: never a value).
 pub(crate) fn errors<'e>(
     ruby: &Ruby,
