@@ -2050,7 +2050,9 @@ pub(crate) enum Expected {
     /// An answer under this id (a request's, or the refusal of an envelope whose id reads).
     Answer(Id),
     /// A refusal under the `null` id, which no stream of the request can be found by: the
-    /// transport sends this line itself instead of handing the message on.
+    /// transport sends this line itself instead of handing the message on. (Read by the
+    /// HTTP transport only.)
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Refused(String),
 }
 
