@@ -89,6 +89,7 @@ impl ToolContract {
         let opts = options(
             None,
             assert_formats,
+            false,
             refs_fragment_only,
             max_depth,
             max_subschemas,

@@ -239,7 +239,7 @@ unsafe fn int_number(ptr: *mut ffi::PyObject) -> serde_json::Number {
         }
         if overflow > 0 {
             let u = ffi::PyLong_AsUnsignedLongLong(ptr);
-            if !(u == u64::MAX && !ffi::PyErr_Occurred().is_null()) {
+            if u != u64::MAX || ffi::PyErr_Occurred().is_null() {
                 return u.into();
             }
             ffi::PyErr_Clear();

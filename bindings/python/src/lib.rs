@@ -65,6 +65,7 @@ fn parse_draft(draft: &Bound<'_, PyAny>) -> PyResult<Draft> {
 pub(crate) fn options(
     draft: Option<&Bound<'_, PyAny>>,
     assert_formats: bool,
+    assert_content: bool,
     refs_fragment_only: bool,
     max_depth: usize,
     max_subschemas: usize,
@@ -72,6 +73,7 @@ pub(crate) fn options(
 ) -> PyResult<Options> {
     let mut opts = Options::new()
         .assert_formats(assert_formats)
+        .assert_content(assert_content)
         .refs_fragment_only(refs_fragment_only)
         .limits(Limits::new(max_depth, max_subschemas));
     if let Some(d) = draft.filter(|d| !d.is_none()) {
@@ -187,6 +189,13 @@ impl Text<'_> {
 /// for (a set, bytes, NaN, a non-string key) raises `TypeError` naming its location;
 /// nesting deeper than 127 levels (or a cycle) raises `ValueError`. Immutable and safe to
 /// share between threads.
+///
+/// Options: `draft` for a schema without `$schema` ("2020-12", "2019-09", "7", "6",
+/// "4"); `assert_formats` (formats assert instead of annotating); `assert_content`
+/// (`contentEncoding: base64` and `contentMediaType: application/json` assert);
+/// `refs_fragment_only` (`$ref`s must start with `#`, as MCP SDKs require); `max_depth`
+/// and `max_subschemas` bound the schema; `documents` maps URIs to schemas `$ref`s may
+/// reach (nothing is ever fetched).
 #[pyclass(frozen, module = "toolschema")]
 struct Validator {
     schema: Schema,
@@ -195,14 +204,15 @@ struct Validator {
 #[pymethods]
 impl Validator {
     #[new]
-    #[pyo3(signature = (schema, *, draft=None, assert_formats=false, refs_fragment_only=false,
-                        max_depth=64, max_subschemas=10000, documents=None))]
+    #[pyo3(signature = (schema, *, draft=None, assert_formats=false, assert_content=false,
+                        refs_fragment_only=false, max_depth=64, max_subschemas=10000, documents=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         schema: &Bound<'_, PyAny>,
         draft: Option<&Bound<'_, PyAny>>,
         assert_formats: bool,
+        assert_content: bool,
         refs_fragment_only: bool,
         max_depth: usize,
         max_subschemas: usize,
@@ -211,6 +221,7 @@ impl Validator {
         let opts = options(
             draft,
             assert_formats,
+            assert_content,
             refs_fragment_only,
             max_depth,
             max_subschemas,
@@ -317,14 +328,15 @@ impl Validator {
 
 /// A `Validator` for `schema`, its dialect chosen by its `$schema` (else 2020-12).
 #[pyfunction]
-#[pyo3(signature = (schema, *, draft=None, assert_formats=false, refs_fragment_only=false,
-                    max_depth=64, max_subschemas=10000, documents=None))]
+#[pyo3(signature = (schema, *, draft=None, assert_formats=false, assert_content=false,
+                    refs_fragment_only=false, max_depth=64, max_subschemas=10000, documents=None))]
 #[allow(clippy::too_many_arguments)]
 fn validator_for(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
     draft: Option<&Bound<'_, PyAny>>,
     assert_formats: bool,
+    assert_content: bool,
     refs_fragment_only: bool,
     max_depth: usize,
     max_subschemas: usize,
@@ -335,6 +347,7 @@ fn validator_for(
         schema,
         draft,
         assert_formats,
+        assert_content,
         refs_fragment_only,
         max_depth,
         max_subschemas,
@@ -353,7 +366,18 @@ fn is_valid(
     draft: Option<&Bound<'_, PyAny>>,
     assert_formats: bool,
 ) -> PyResult<bool> {
-    Validator::new(py, schema, draft, assert_formats, false, 64, 10_000, None)?.is_valid(instance)
+    Validator::new(
+        py,
+        schema,
+        draft,
+        assert_formats,
+        false,
+        false,
+        64,
+        10_000,
+        None,
+    )?
+    .is_valid(instance)
 }
 
 /// Raises `ValidationError` unless `instance` conforms to `schema`.
@@ -366,8 +390,18 @@ fn validate(
     draft: Option<&Bound<'_, PyAny>>,
     assert_formats: bool,
 ) -> PyResult<()> {
-    Validator::new(py, schema, draft, assert_formats, false, 64, 10_000, None)?
-        .validate(py, instance)
+    Validator::new(
+        py,
+        schema,
+        draft,
+        assert_formats,
+        false,
+        false,
+        64,
+        10_000,
+        None,
+    )?
+    .validate(py, instance)
 }
 
 #[pymodule]
