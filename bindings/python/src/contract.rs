@@ -6,7 +6,7 @@
 //! name locations and keywords, never a value. The Python middleware and SDK helpers
 //! (`toolschema.fastmcp`, `toolschema.mcp`) are thin shells around it.
 
-use crate::{convert, instance, options};
+use crate::{convert, index, options};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -147,7 +147,7 @@ impl ToolContract {
         let value = match arguments.filter(|a| !a.is_none()) {
             None => None,
             Some(args) => {
-                let checked = instance::check(args).map_err(|e| e.into_err("the arguments"))?;
+                let checked = index::check(args).map_err(|e| e.into_err("the arguments"))?;
                 if schema.is_valid_instance(checked.root()) && args.is_instance_of::<PyDict>() {
                     return Ok(None);
                 }
@@ -191,7 +191,7 @@ impl ToolContract {
         let value: Option<Value> = match structured_content.filter(|s| !s.is_none()) {
             None => None,
             Some(s) => {
-                let checked = instance::check(s).map_err(|e| e.into_err("the result"))?;
+                let checked = index::check(s).map_err(|e| e.into_err("the result"))?;
                 if schema.is_valid_instance(checked.root()) {
                     return Ok(None);
                 }

@@ -2,7 +2,7 @@
 //! (read once, at compile time), the standard output formats, and the MCP contract's
 //! refusals. Validation itself never converts (see `instance`).
 
-use crate::instance;
+use crate::index;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Map, Value};
@@ -11,7 +11,7 @@ use toolschema::flat::{Array, Instance, Kind, Object};
 /// `obj` as a `Value`, refused as the instance path refuses it (`what` names it in the
 /// message: "schema", "document").
 pub fn to_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    let checked = instance::check(obj).map_err(|e| e.into_err(what))?;
+    let checked = index::check(obj).map_err(|e| e.into_err(what))?;
     Ok(value_of(checked.root()))
 }
 

@@ -1,34 +1,21 @@
-//! Python objects read in place by the engine: [`PyValue`] implements toolschema's
-//! `flat::Instance` over a borrowed `PyObject*`, so validation walks the caller's dicts,
-//! lists and strings with no JSON round trip and no `serde_json::Value` built.
+//! The direct reading of Python objects: [`PyValue`] implements toolschema's
+//! `flat::Instance` over a borrowed `PyObject*`, each read a call into the C API. It is
+//! the slow, obvious twin of `index` (which the validator uses): the tests run every
+//! suite case through both (`Validator._is_valid_direct`).
 //!
-//! Before a call reads anything, [`check`] walks the whole value once: it refuses what is
-//! not JSON (a `set`, `bytes`, a NaN, a non-string key, a lone surrogate) with the
-//! location, bounds the depth (a cyclic container is named as such), counts the values
-//! for the engine's step budget, and caches every string's UTF-8 (so the evaluator's reads
-//! are pointer reads). After it, the evaluator runs no Python code: only exact `str` keys,
-//! `dict`/`list`/`tuple` storage and immutable scalars remain. Anything else JSON-like (a
-//! `Mapping` or `Sequence` that is not a dict/list/tuple, a `str` subclass as a key) is
-//! first copied into plain containers by [`normalise`] (the slow, rare path).
+//! It reads only what `index::check` accepted: exact `str` keys, `dict`/`list`/`tuple`
+//! storage and immutable scalars, so no Python code runs while it reads.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
-use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString};
 use std::marker::PhantomData;
 use toolschema::flat::{Array, Instance, Kind, Object};
-
-/// The deepest nesting of arrays and objects an instance may have: the same cap as the
-/// JSON text path (`is_valid_json`), so both paths answer alike.
-pub const MAX_DEPTH: usize = toolschema::flat::DEFAULT_MAX_DEPTH as usize;
 
 /// Objects of at most this many keys are searched by comparing keys' UTF-8; larger ones
 /// through the dict's hash table.
 const SCAN_KEYS: isize = 16;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Tag {
+pub(crate) enum Tag {
     Null,
     False,
     True,
@@ -54,12 +41,12 @@ pub struct PyValue<'a> {
 }
 
 #[inline(always)]
-fn is_type(t: *mut ffi::PyTypeObject, of: *mut ffi::PyTypeObject) -> bool {
+pub(crate) fn is_type(t: *mut ffi::PyTypeObject, of: *mut ffi::PyTypeObject) -> bool {
     std::ptr::eq(t, of)
 }
 
 #[inline(always)]
-unsafe fn classify(ptr: *mut ffi::PyObject) -> Tag {
+pub(crate) unsafe fn classify(ptr: *mut ffi::PyObject) -> Tag {
     unsafe {
         let t = ffi::Py_TYPE(ptr);
         if is_type(t, &raw mut ffi::PyUnicode_Type) {
@@ -109,7 +96,7 @@ unsafe fn classify_subclass(ptr: *mut ffi::PyObject) -> Tag {
 /// The UTF-8 of a `str` (cached by Python on the object after the first call; a compact
 /// ASCII string's own buffer). `None` for a lone surrogate (the error is cleared).
 #[inline(always)]
-unsafe fn utf8<'a>(ptr: *mut ffi::PyObject) -> Option<&'a str> {
+pub(crate) unsafe fn utf8<'a>(ptr: *mut ffi::PyObject) -> Option<&'a str> {
     unsafe {
         let mut len: ffi::Py_ssize_t = 0;
         let data = ffi::PyUnicode_AsUTF8AndSize(ptr, &mut len);
@@ -124,6 +111,16 @@ unsafe fn utf8<'a>(ptr: *mut ffi::PyObject) -> Option<&'a str> {
 }
 
 impl<'a> PyValue<'a> {
+    /// The root handle over `obj` (checked by `index::check`), counting `count` values.
+    pub fn root(obj: &'a pyo3::Bound<'_, pyo3::PyAny>, count: usize) -> PyValue<'a> {
+        PyValue {
+            ptr: obj.as_ptr(),
+            tag: unsafe { classify(obj.as_ptr()) },
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+            _life: PhantomData,
+        }
+    }
+
     #[inline(always)]
     fn child(ptr: *mut ffi::PyObject) -> PyValue<'a> {
         PyValue {
@@ -412,334 +409,3 @@ impl DoubleEndedIterator for PySeq<'_> {
 }
 
 impl ExactSizeIterator for PySeq<'_> {}
-
-// --- the walk before a call -------------------------------------------------------
-
-/// One step of a location.
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-/// Why a Python value is not a JSON instance, and where.
-pub struct NotJson {
-    what: String,
-    /// Innermost step first.
-    steps: Vec<Step>,
-    /// A type error (not JSON) rather than a value error (too deep, out of range).
-    type_error: bool,
-    /// For a cycle: the steps to the first container met twice (the location names it).
-    keep: Option<usize>,
-}
-
-impl NotJson {
-    /// The JSON Pointer of the value.
-    pub fn location(&self) -> String {
-        let mut out = String::new();
-        let keep = self.keep.unwrap_or(self.steps.len());
-        for step in self.steps.iter().rev().take(keep) {
-            out.push('/');
-            match step {
-                Step::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                Step::Index(i) => out.push_str(&i.to_string()),
-            }
-        }
-        out
-    }
-
-    /// The Python exception: `TypeError` for a value JSON has no form for, `ValueError` for
-    /// one too deep or out of range.
-    pub fn into_err(self, what: &str) -> PyErr {
-        let loc = self.location();
-        let at = if loc.is_empty() { "/".to_string() } else { loc };
-        let message = format!("{what} is not JSON at {at}: {}", self.what);
-        if self.type_error {
-            PyTypeError::new_err(message)
-        } else {
-            PyValueError::new_err(message)
-        }
-    }
-}
-
-fn not_json(what: impl Into<String>) -> NotJson {
-    NotJson {
-        what: what.into(),
-        steps: Vec::new(),
-        type_error: true,
-        keep: None,
-    }
-}
-
-fn out_of_range(what: impl Into<String>) -> NotJson {
-    NotJson {
-        type_error: false,
-        ..not_json(what)
-    }
-}
-
-fn type_name(py: Python<'_>, ptr: *mut ffi::PyObject) -> String {
-    let obj = unsafe { Bound::from_borrowed_ptr(py, ptr) };
-    obj.get_type()
-        .qualname()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "object".into())
-}
-
-struct Walk<'py> {
-    py: Python<'py>,
-    count: usize,
-    /// A value needs [`normalise`] (a Mapping or Sequence other than dict/list/tuple,
-    /// a `str` subclass key).
-    exotic: bool,
-    /// The containers on the current path (only read to tell a cycle from depth).
-    path: Vec<*mut ffi::PyObject>,
-}
-
-impl Walk<'_> {
-    fn value(&mut self, ptr: *mut ffi::PyObject) -> Result<(), NotJson> {
-        self.count += 1;
-        match unsafe { classify(ptr) } {
-            Tag::Null | Tag::True | Tag::False => Ok(()),
-            Tag::Int => {
-                let f = unsafe { ffi::PyLong_AsDouble(ptr) };
-                if f.is_infinite() || (f == -1.0 && !unsafe { ffi::PyErr_Occurred() }.is_null()) {
-                    unsafe { ffi::PyErr_Clear() };
-                    return Err(out_of_range(
-                        "an integer past the range of a JSON number (about 1.8e308)",
-                    ));
-                }
-                Ok(())
-            }
-            Tag::Float => {
-                let f = unsafe { ffi::PyFloat_AsDouble(ptr) };
-                if f.is_finite() {
-                    Ok(())
-                } else {
-                    Err(not_json("NaN and infinities are not JSON numbers"))
-                }
-            }
-            Tag::Str => match unsafe { utf8(ptr) } {
-                Some(s) => {
-                    self.count += s.len() / 4096;
-                    Ok(())
-                }
-                None => Err(not_json("a string with a lone surrogate")),
-            },
-            Tag::List | Tag::Tuple => self.container(ptr, false),
-            Tag::Dict => self.container(ptr, true),
-            Tag::Other => self.other(ptr),
-        }
-    }
-
-    fn container(&mut self, ptr: *mut ffi::PyObject, dict: bool) -> Result<(), NotJson> {
-        if self.path.len() >= MAX_DEPTH {
-            return Err(if self.path.contains(&ptr) {
-                // The location of the first container met again on the path.
-                let first = (1..self.path.len())
-                    .find(|&k| self.path[..k].contains(&self.path[k]))
-                    .unwrap_or(self.path.len());
-                NotJson {
-                    keep: Some(first),
-                    ..not_json("a container that contains itself (a cycle)")
-                }
-            } else {
-                out_of_range(format!(
-                    "nesting deeper than {MAX_DEPTH} arrays and objects"
-                ))
-            });
-        }
-        self.path.push(ptr);
-        let r = if dict {
-            self.members(ptr)
-        } else {
-            self.items(ptr)
-        };
-        self.path.pop();
-        r
-    }
-
-    fn items(&mut self, ptr: *mut ffi::PyObject) -> Result<(), NotJson> {
-        let tuple = unsafe { ffi::PyTuple_Check(ptr) } != 0;
-        let len = unsafe {
-            if tuple {
-                ffi::PyTuple_Size(ptr)
-            } else {
-                ffi::PyList_Size(ptr)
-            }
-        };
-        for i in 0..len.max(0) {
-            let item = unsafe {
-                if tuple {
-                    ffi::PyTuple_GetItem(ptr, i)
-                } else {
-                    ffi::PyList_GetItem(ptr, i)
-                }
-            };
-            if item.is_null() {
-                unsafe { ffi::PyErr_Clear() };
-                break;
-            }
-            self.value(item).map_err(|mut e| {
-                e.steps.push(Step::Index(i as usize));
-                e
-            })?;
-        }
-        Ok(())
-    }
-
-    fn members(&mut self, ptr: *mut ffi::PyObject) -> Result<(), NotJson> {
-        let mut pos: ffi::Py_ssize_t = 0;
-        let mut key = std::ptr::null_mut();
-        let mut value = std::ptr::null_mut();
-        while unsafe { ffi::PyDict_Next(ptr, &mut pos, &mut key, &mut value) } != 0 {
-            let exact = is_type(unsafe { ffi::Py_TYPE(key) }, &raw mut ffi::PyUnicode_Type);
-            if !exact {
-                if unsafe { ffi::PyUnicode_Check(key) } == 0 {
-                    return Err(not_json(format!(
-                        "an object key of type {} (JSON keys are strings)",
-                        type_name(self.py, key)
-                    )));
-                }
-                self.exotic = true;
-            }
-            let Some(name) = (unsafe { utf8(key) }) else {
-                return Err(not_json("an object key with a lone surrogate"));
-            };
-            self.value(value).map_err(|mut e| {
-                e.steps.push(Step::Key(name.to_string()));
-                e
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Something that is not a dict, list, tuple or scalar: a Mapping or a Sequence is
-    /// JSON (copied by [`normalise`] before the call), anything else is not.
-    #[cold]
-    fn other(&mut self, ptr: *mut ffi::PyObject) -> Result<(), NotJson> {
-        let obj = unsafe { Bound::from_borrowed_ptr(self.py, ptr) };
-        match abc(self.py, &obj) {
-            Abc::Mapping | Abc::Sequence => {
-                self.exotic = true;
-                Ok(())
-            }
-            Abc::Neither => Err(not_json(format!(
-                "a value of type {} (JSON has null, booleans, numbers, strings, arrays \
-                 and objects)",
-                type_name(self.py, ptr)
-            ))),
-        }
-    }
-}
-
-enum Abc {
-    Mapping,
-    Sequence,
-    Neither,
-}
-
-fn abc(py: Python<'_>, obj: &Bound<'_, PyAny>) -> Abc {
-    static ABCS: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
-    let Ok((mapping, sequence)) = ABCS.get_or_try_init(py, || -> PyResult<_> {
-        let m = py.import("collections.abc")?;
-        Ok((
-            m.getattr("Mapping")?.unbind(),
-            m.getattr("Sequence")?.unbind(),
-        ))
-    }) else {
-        return Abc::Neither;
-    };
-    if obj.is_instance(mapping.bind(py)).unwrap_or(false) {
-        return Abc::Mapping;
-    }
-    // bytes, bytearray and memoryview are Sequences of ints, not JSON arrays.
-    let binary = unsafe {
-        ffi::PyBytes_Check(obj.as_ptr()) != 0 || ffi::PyByteArray_Check(obj.as_ptr()) != 0
-    } || obj.is_instance_of::<pyo3::types::PyMemoryView>();
-    if !binary && obj.is_instance(sequence.bind(py)).unwrap_or(false) {
-        return Abc::Sequence;
-    }
-    Abc::Neither
-}
-
-/// A Python value checked as an instance: the object the engine reads (the caller's own
-/// or, for exotic containers, a plain copy) and its root handle.
-pub struct Checked<'py> {
-    obj: Bound<'py, PyAny>,
-    count: u32,
-}
-
-impl Checked<'_> {
-    /// The root handle, valid while `self` lives.
-    pub fn root(&self) -> PyValue<'_> {
-        PyValue {
-            ptr: self.obj.as_ptr(),
-            tag: unsafe { classify(self.obj.as_ptr()) },
-            count: self.count,
-            _life: PhantomData,
-        }
-    }
-}
-
-/// Checks `obj` as a JSON instance (see the module's comment).
-pub fn check<'py>(obj: &Bound<'py, PyAny>) -> Result<Checked<'py>, NotJson> {
-    let py = obj.py();
-    let mut walk = Walk {
-        py,
-        count: 0,
-        exotic: false,
-        path: Vec::new(),
-    };
-    walk.value(obj.as_ptr())?;
-    if !walk.exotic {
-        return Ok(Checked {
-            obj: obj.clone(),
-            count: u32::try_from(walk.count).unwrap_or(u32::MAX),
-        });
-    }
-    let copy = normalise(obj, 0).map_err(|e| not_json(e.to_string()))?;
-    let mut walk = Walk {
-        py,
-        count: 0,
-        exotic: false,
-        path: Vec::new(),
-    };
-    walk.value(copy.as_ptr())?;
-    Ok(Checked {
-        obj: copy,
-        count: u32::try_from(walk.count).unwrap_or(u32::MAX),
-    })
-}
-
-/// A copy of `obj` in plain dicts, lists and exact `str` keys (Mappings and Sequences
-/// read through their Python protocols). Values that are not JSON are copied as they are,
-/// for the second walk to refuse with their location.
-fn normalise<'py>(obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
-    let py = obj.py();
-    if depth > MAX_DEPTH {
-        // Deeper than any instance may be: the second walk refuses it as it stands.
-        return Ok(obj.clone());
-    }
-    match unsafe { classify(obj.as_ptr()) } {
-        Tag::Dict | Tag::Other if matches!(abc(py, obj), Abc::Mapping) => {
-            let out = PyDict::new(py);
-            for item in obj.call_method0("items")?.try_iter()? {
-                let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
-                let key = match k.cast::<PyString>() {
-                    Ok(s) => PyString::new(py, s.to_str()?).into_any(),
-                    Err(_) => k,
-                };
-                out.set_item(key, normalise(&v, depth + 1)?)?;
-            }
-            Ok(out.into_any())
-        }
-        Tag::List | Tag::Tuple | Tag::Other if matches!(abc(py, obj), Abc::Sequence) => {
-            let out = PyList::empty(py);
-            for item in obj.try_iter()? {
-                out.append(normalise(&item?, depth + 1)?)?;
-            }
-            Ok(out.into_any())
-        }
-        _ => Ok(obj.clone()),
-    }
-}

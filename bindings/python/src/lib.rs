@@ -4,6 +4,7 @@
 
 mod contract;
 mod convert;
+mod index;
 mod instance;
 
 use pyo3::create_exception;
@@ -234,14 +235,32 @@ impl Validator {
 
     /// Whether `instance` conforms.
     fn is_valid(&self, instance: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let checked = instance::check(instance).map_err(|e| e.into_err("the instance"))?;
+        let checked = index::check(instance).map_err(|e| e.into_err("the instance"))?;
         Ok(self.schema.is_valid_instance(checked.root()))
+    }
+
+    /// The verdict and error locations through the direct reading of the Python objects
+    /// (the index's slow twin; for the tests).
+    fn _direct<'py>(
+        &self,
+        py: Python<'py>,
+        instance: &Bound<'py, PyAny>,
+    ) -> PyResult<(bool, Bound<'py, PyList>)> {
+        let checked = index::check(instance).map_err(|e| e.into_err("the instance"))?;
+        let valid = self.schema.is_valid_instance(checked.direct());
+        let locations = PyList::empty(py);
+        if let Err(errors) = self.schema.validate_instance(checked.direct()) {
+            for e in errors.iter() {
+                locations.append((e.instance_location(), e.keyword_location()))?;
+            }
+        }
+        Ok((valid, locations))
     }
 
     /// Raises `ValidationError` (the first error, in evaluation order) unless `instance`
     /// conforms.
     fn validate(&self, py: Python<'_>, instance: &Bound<'_, PyAny>) -> PyResult<()> {
-        let checked = instance::check(instance).map_err(|e| e.into_err("the instance"))?;
+        let checked = index::check(instance).map_err(|e| e.into_err("the instance"))?;
         match self.schema.validate_instance(checked.root()) {
             Ok(()) => Ok(()),
             Err(errors) => Err(match errors.iter().next() {
@@ -257,7 +276,7 @@ impl Validator {
         py: Python<'py>,
         instance: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let checked = instance::check(instance).map_err(|e| e.into_err("the instance"))?;
+        let checked = index::check(instance).map_err(|e| e.into_err("the instance"))?;
         let list = PyList::empty(py);
         if let Err(errors) = self.schema.validate_instance(checked.root()) {
             for e in errors.iter() {
@@ -276,7 +295,7 @@ impl Validator {
         instance: &Bound<'py, PyAny>,
         output: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let checked = instance::check(instance).map_err(|e| e.into_err("the instance"))?;
+        let checked = index::check(instance).map_err(|e| e.into_err("the instance"))?;
         let evaluation = self.schema.evaluate_instance(checked.root());
         let value = match output {
             "flag" => evaluation.flag(),
@@ -416,6 +435,6 @@ fn _toolschema(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SchemaError", py.get_type::<SchemaError>())?;
     m.add("JsonError", py.get_type::<JsonError>())?;
     m.add("ENGINE_VERSION", toolschema::VERSION)?;
-    m.add("MAX_INSTANCE_DEPTH", instance::MAX_DEPTH)?;
+    m.add("MAX_INSTANCE_DEPTH", index::MAX_DEPTH)?;
     Ok(())
 }

@@ -2,7 +2,8 @@
 required and optional folders (formats and content asserting in the optional ones, as the
 Rust runner does), remotes and meta-schemas registered as documents. On every case,
 `is_valid`, `validate`, `iter_errors`, `evaluate("flag")` and `is_valid_json` agree with
-the expected verdict. Skips only what suite/skip.txt lists (with its reason)."""
+the expected verdict, and the index the package reads Python objects through lists the
+same errors as its slow twin, the direct reading of the objects (`_direct`). Skips only what suite/skip.txt lists (with its reason)."""
 
 import json
 from pathlib import Path
@@ -75,6 +76,11 @@ def run_folder(folder, optional):
                     "iter_errors": not list(v.iter_errors(data)),
                     "evaluate": v.evaluate(data, output="flag")["valid"],
                 }
+                direct_valid, direct_errors = v._direct(data)
+                verdicts["direct reading"] = direct_valid
+                errors = [(e.instance_location, e.keyword_location) for e in v.iter_errors(data)]
+                if errors != direct_errors:
+                    bad.append(f"{name} :: {group['description']} :: {test['description']}: the index and the direct reading list different errors")
                 try:
                     v.validate(data)
                     verdicts["validate"] = True
