@@ -310,6 +310,62 @@ pub(crate) struct ObjectSpec {
     /// The `propertyNames` schema every key must meet (`NONE`: none), see
     /// `ObjectWalk::Named`.
     pub(crate) key_names: NodeId,
+    /// The walk `ObjectWalk::Few`'s names, inline (empty for the other walks).
+    pub(crate) few: FewNames,
+}
+
+/// Up to this many declared names, a plain object's walk keeps them in its spec
+/// ([`FewNames`], `ObjectWalk::Few`): the tool arguments MCP servers declare, the small
+/// records of the bench corpus (helm-chart-lock's dependencies, code-climate's issues).
+/// (`SCAN_LIMIT` is the same bound: such names are scanned either way, not hashed.)
+pub(crate) const FEW_NAMES: usize = 8;
+
+/// The declared names of a walk of a few names, each with what the walk reads of it, side
+/// by side in the spec: its summary (`names::summary`), its subschema (past forwards, as
+/// `property_walk` holds it) and whether it counts for `required`. A key is then matched
+/// by comparing its summary with at most [`FEW_NAMES`] integers in one cache line, with
+/// no read of `property_sigs`, `property_walk` or their bounds per key (the table work
+/// issue #46's profiles found in every key of a small object); only a key of
+/// `names::EXACT_BELOW` bytes or more, whose summary does not tell it apart, reads its
+/// name to compare the bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FewNames {
+    /// The summaries of the names, in `properties` order; past `len`, unused.
+    pub(crate) summaries: [u64; FEW_NAMES],
+    /// The names' subschemas, past forwards (`property_walk`'s).
+    pub(crate) children: [NodeId; FEW_NAMES],
+    /// The names' indices into `properties` (for the bytes of a long key).
+    pub(crate) names: [u32; FEW_NAMES],
+    /// Bit `j`: name `j` is counted for a sibling `required` (`property_required`).
+    pub(crate) required: u8,
+    /// How many names.
+    pub(crate) len: u8,
+}
+
+impl FewNames {
+    /// No names (the other walks).
+    pub(crate) const NONE: FewNames = FewNames {
+        summaries: [0; FEW_NAMES],
+        children: [NodeId::NONE; FEW_NAMES],
+        names: [0; FEW_NAMES],
+        required: 0,
+        len: 0,
+    };
+
+    /// The position of `key` (of summary `summary`) among the names, if declared: the
+    /// summaries compared in order, the bytes for a long key whose summary matched.
+    /// (Equal summaries of different long names are rare; the scan goes on past them.)
+    #[inline(always)]
+    pub(crate) fn find(&self, c: &Compiled, key: &str, summary: u64) -> Option<usize> {
+        let len = usize::from(self.len).min(FEW_NAMES);
+        (0..len).find(|&j| {
+            self.summaries[j] == summary
+                && (key.len() < crate::names::EXACT_BELOW
+                    || c.properties
+                        .get(self.names[j] as usize)
+                        .is_some_and(|(name, _)| crate::names::same(name, key)))
+        })
+    }
 }
 
 impl ObjectSpec {
@@ -325,6 +381,9 @@ impl ObjectSpec {
 pub(crate) enum ObjectWalk {
     /// Each key looked up in `names`, the others checked against `others`.
     Keys,
+    /// `Keys` for a few names (at most [`FEW_NAMES`]), kept inline in the spec
+    /// (`ObjectSpec::few`): no lookup table is read per key.
+    Few,
     /// No key has a schema to meet: `names` is empty and `others` accepts anything.
     Nothing,
     /// No name declared, every value against `others` (a dictionary: `{"type": "object",

@@ -300,6 +300,7 @@ pub(super) fn plain_object<'a, I: Instance<'a>, C: Collector>(
         }
     }
     match spec.walk {
+        ObjectWalk::Few => return few_walk(c, spec, o, ctx, col),
         ObjectWalk::Keys => {}
         // (`{"type": "object", "additionalProperties": {}}`)
         ObjectWalk::Nothing => return true,
@@ -340,6 +341,35 @@ pub(super) fn keys_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
         }
     }
     met == spec.met
+}
+
+/// The walk `ObjectWalk::Few`: [`keys_walk`] with the names inline in the spec
+/// (`ObjectSpec::few`), so that a key costs a few integer comparisons in the spec's own
+/// cache lines and no table read. (`keys_walk` on the same spec is its slow twin: the
+/// tests compare them, see `few_walk_agrees_with_keys_walk`.)
+#[inline(always)]
+pub(super) fn few_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
+    c: &Compiled,
+    spec: &crate::schema::ObjectSpec,
+    o: O,
+    ctx: Ctx<'_>,
+    col: &mut C,
+) -> bool {
+    let few = &spec.few;
+    let mut met = 0u8;
+    for (key, summary, value) in o.entries() {
+        let child = match few.find(c, key, summary) {
+            Some(j) => {
+                met |= few.required & (1 << j);
+                few.children[j]
+            }
+            None => spec.others,
+        };
+        if !child.is_none() && !eval(c, child, value, ctx, col) {
+            return false;
+        }
+    }
+    met == few.required
 }
 
 /// The walk `ObjectWalk::Named`: every key against `propertyNames`, then the keys walk;
@@ -698,4 +728,192 @@ pub(super) fn eval_leaf<'a, I: Instance<'a>, C: Collector>(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::FEW_NAMES;
+    use serde_json::json;
+
+    /// A small deterministic generator (xorshift), so that a failure replays.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Names of every size class `names::summary` treats apart (empty, 1-3, 4-7 bytes, 8
+    /// and more), and long names whose summaries are equal (same length, same first and
+    /// last eight bytes): the few walk must compare their bytes.
+    const NAMES: [&str; 12] = [
+        "",
+        "a",
+        "id",
+        "url",
+        "name",
+        "query",
+        "version",
+        "repository",
+        "abcdefgh_X_12345678",
+        "abcdefgh_Y_12345678",
+        "abcdefgh_Z_12345678",
+        "\u{e9}t\u{e9}",
+    ];
+
+    /// Values of every kind, some passing the property schemas below and some not.
+    fn value(rng: &mut Rng) -> serde_json::Value {
+        match rng.below(7) {
+            0 => json!("text"),
+            1 => json!(""),
+            2 => json!(3),
+            3 => json!(null),
+            4 => json!({"x": 1}),
+            5 => json!({"x": "no"}),
+            _ => json!([true]),
+        }
+    }
+
+    fn property_schema(rng: &mut Rng) -> serde_json::Value {
+        match rng.below(6) {
+            0 => json!({"type": "string", "minLength": 1}),
+            1 => json!({"type": "integer"}),
+            2 => json!({}),
+            3 => {
+                json!({"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]})
+            }
+            4 => json!({"$ref": "#/$defs/text"}),
+            _ => json!({"enum": ["text", 3, null]}),
+        }
+    }
+
+    /// The few walk and its slow twin, the keys walk on the same spec (the names looked up
+    /// in `property_sigs`, their schemas read from `property_walk`, `required` counted),
+    /// on the spec of the object at the root; `None` when the root is not of that walk.
+    fn both_walks<'a, I: Instance<'a>>(c: &Compiled, instance: I) -> Option<(bool, bool)> {
+        let spec = c.object_spec(c.fail_fast_root())?;
+        if spec.walk != ObjectWalk::Few {
+            return None;
+        }
+        let o = instance.as_object()?;
+        let budget = Budget::new(c, instance);
+        let frame = constant_frame(&budget);
+        let few = few_walk(c, spec, o, Ctx(&frame), &mut FailFast);
+        let keys = keys_walk(c, spec, o, Ctx(&frame), &mut FailFast);
+        Some((few, keys))
+    }
+
+    /// `ObjectWalk::Few` against the walk it stands for (`keys_walk`) and against the
+    /// reference configuration, on random objects of up to `FEW_NAMES` declared names,
+    /// open and closed, with random `required` names, on a `Value` and on the flat layout.
+    #[test]
+    fn few_walk_agrees_with_keys_walk() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut few_seen = 0;
+        let mut verdicts = [0usize; 2];
+        let mut doc = crate::flat::Document::new();
+        for round in 0..400 {
+            let count = 1 + rng.below(FEW_NAMES);
+            let mut properties = serde_json::Map::new();
+            while properties.len() < count {
+                properties.insert(
+                    NAMES[rng.below(NAMES.len())].to_owned(),
+                    property_schema(&mut rng),
+                );
+            }
+            let required: Vec<&String> = properties.keys().filter(|_| rng.below(3) == 0).collect();
+            let additional = match rng.below(4) {
+                0 => json!(false),
+                1 => json!({"type": "integer"}),
+                2 => json!({}),
+                _ => json!(null),
+            };
+            let mut schema = json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "$defs": {"text": {"type": "string", "maxLength": 4}}
+            });
+            if !additional.is_null() {
+                schema["additionalProperties"] = additional;
+            }
+            let fast = crate::Options::new().compile(&schema).unwrap();
+            let reference = crate::Options::new()
+                .shortcuts(false)
+                .compile(&schema)
+                .unwrap();
+            for _ in 0..20 {
+                let mut instance = serde_json::Map::new();
+                for _ in 0..rng.below(FEW_NAMES + 3) {
+                    let name = match rng.below(4) {
+                        // (Mostly declared names; some others, some near misses.)
+                        0 => "other",
+                        1 => "abcdefgh_W_12345678",
+                        _ => NAMES[rng.below(NAMES.len())],
+                    };
+                    instance.insert(name.to_owned(), value(&mut rng));
+                }
+                let instance = serde_json::Value::Object(instance);
+                let expected = reference.is_valid(&instance);
+                let Some((few, keys)) = both_walks(&fast.compiled, &instance) else {
+                    continue;
+                };
+                few_seen += 1;
+                verdicts[usize::from(expected)] += 1;
+                // The walk is the whole check but for `type` and the bounds, which the
+                // generated schemas do not have: all three agree.
+                assert_eq!(few, keys, "round {round}: {schema} on {instance} (Value)");
+                assert_eq!(
+                    few, expected,
+                    "round {round}: {schema} on {instance} (Value)"
+                );
+                assert_eq!(fast.is_valid(&instance), expected, "{schema} on {instance}");
+                let text = serde_json::to_vec(&instance).unwrap();
+                let tree = doc.parse(&text).unwrap();
+                let (few, keys) = both_walks(&fast.compiled, tree.root()).unwrap();
+                assert_eq!(few, keys, "round {round}: {schema} on {instance} (flat)");
+                assert_eq!(
+                    few, expected,
+                    "round {round}: {schema} on {instance} (flat)"
+                );
+            }
+        }
+        // (Most generated schemas take the walk; both verdicts are well represented: about
+        // one in eight instances is valid.)
+        assert!(few_seen > 4000, "{few_seen}");
+        assert!(verdicts.iter().all(|&n| n > 500), "{verdicts:?}");
+    }
+
+    /// Which objects get the few walk: a keys walk of one to `FEW_NAMES` names; more names
+    /// keep the walk `Keys`, and the reference configuration builds no spec at all.
+    #[test]
+    fn few_names_only_for_a_few_names() {
+        let walk = |n: usize, reference: bool| {
+            let properties: serde_json::Map<_, _> = (0..n)
+                .map(|i| (format!("p{i}"), json!({"type": "string"})))
+                .collect();
+            let schema =
+                json!({"type": "object", "properties": properties, "additionalProperties": false});
+            let s = crate::Options::new()
+                .shortcuts(!reference)
+                .compile(&schema)
+                .unwrap();
+            let c = &s.compiled;
+            c.object_spec(c.fail_fast_root()).map(|spec| spec.walk)
+        };
+        for n in 1..=FEW_NAMES {
+            assert_eq!(walk(n, false), Some(ObjectWalk::Few), "{n} names");
+            assert_eq!(walk(n, true), None);
+        }
+        assert_eq!(walk(FEW_NAMES + 1, false), Some(ObjectWalk::Keys));
+        assert_eq!(walk(FEW_NAMES + 1, true), None);
+    }
 }

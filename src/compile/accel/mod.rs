@@ -37,8 +37,8 @@ use unions::*;
 
 use crate::json::{INSTANCE_KINDS, TypeSet};
 use crate::schema::{
-    ArraySpec, Compiled, DispatchId, ENUM_SCAN_LIMIT, Filter, Keyword, NodeId, ObjectSpec,
-    ObjectWalk, Shape, Span,
+    ArraySpec, Compiled, DispatchId, ENUM_SCAN_LIMIT, FEW_NAMES, FewNames, Filter, Keyword, NodeId,
+    ObjectSpec, ObjectWalk, Shape, Span,
 };
 
 /// Calls `f` with every subschema `node` applies, to the instance or to a part of it,
@@ -129,6 +129,7 @@ pub(crate) fn optimize(
     // (Last of the shapes: every table below reads them.)
     covered_shapes(c, fused);
     branch_targets(c);
+    few_names(c);
     patterned_names(c);
     unevaluated_specs(c, live);
     for spec in &mut c.accel.array_specs {

@@ -83,6 +83,7 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
             table: (Span { start: 0, end: 0 }, false),
             met: 0,
             key_names: NodeId::NONE,
+            few: FewNames::NONE,
         };
         for kw in &c.keywords[body] {
             match *kw {
@@ -157,6 +158,38 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
         spec.table = c.names_table(spec.names);
         c.accel.spec_of[i] = c.accel.object_specs.len() as u32;
         c.accel.object_specs.push(spec);
+    }
+}
+
+/// The walks of a few names (`ObjectWalk::Few`): a keys walk of at most `FEW_NAMES`
+/// declared names gets them inline in its spec, with the subschemas the fail-fast path
+/// goes on to (so after `branch_targets`, which makes `property_walk`). Under
+/// `shortcuts(false)` no spec is made at all; the walk `Keys` stays for more names.
+#[inline(never)]
+pub(super) fn few_names(c: &mut Compiled) {
+    for k in 0..c.accel.object_specs.len() {
+        let spec = c.accel.object_specs[k];
+        let n = spec.names.len();
+        if spec.walk != ObjectWalk::Keys || n == 0 || n > FEW_NAMES || spec.table.1 {
+            continue;
+        }
+        let mut few = FewNames::NONE;
+        for (j, i) in spec.names.range().enumerate() {
+            let Some(&(child, required)) = c.accel.property_walk.get(i) else {
+                // (Every name has its entry; without one, the walk `Keys` stays.)
+                few.len = 0;
+                break;
+            };
+            few.summaries[j] = crate::names::summary(&c.properties[i].0);
+            few.children[j] = child;
+            few.names[j] = i as u32;
+            few.required |= u8::from(required != 0) << j;
+            few.len = j as u8 + 1;
+        }
+        if usize::from(few.len) == n {
+            c.accel.object_specs[k].few = few;
+            c.accel.object_specs[k].walk = ObjectWalk::Few;
+        }
     }
 }
 
