@@ -24,7 +24,7 @@ enum Capture {
 /// Feed it the message's bytes in order, in chunks of any size.
 ///
 /// ```
-/// use toolschema::mcp::proxy::MessageHead;
+/// use toolschema::mcp::transport::MessageHead;
 ///
 /// let mut head = MessageHead::new();
 /// head.feed(br#"{"result": {"content": [{"type": "text", "text": "...long..."}]}, "#);

@@ -10,7 +10,7 @@ fn bin() -> Command {
 
 fn example(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/weather")
+        .join("../examples/weather")
         .join(name)
         .to_string_lossy()
         .into_owned()
@@ -211,7 +211,7 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"p
 
 #[test]
 fn serve_takes_several_tool_files_and_a_message_cap() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mcp-tools");
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/mcp-tools");
     let a = corpus.join("server-filesystem/read_file.json");
     let b = corpus.join("server-memory/read_graph.json");
     let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;

@@ -69,7 +69,7 @@ fn meta() -> Value {
 /// saying why on stderr; its memory stays bounded throughout.
 #[test]
 fn a_client_that_never_reads_is_bounded_then_disconnected() {
-    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/mcp-tools");
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/mcp-tools");
     let mut child = spawn_serve(
         &["--tools", corpus],
         &[("TOOLSCHEMA_MCP_WRITE_TIMEOUT_MS", "3000")],

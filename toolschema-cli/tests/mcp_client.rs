@@ -1,6 +1,6 @@
 //! Drives `toolschema serve` with the official Python MCP SDK (see tests/mcp_client/).
 //!
-//! Python comes from `TOOLSCHEMA_MCP_PYTHON`, else `.venv/bin/python` in the crate root;
+//! Python comes from `TOOLSCHEMA_MCP_PYTHON`, else `.venv/bin/python` in the repository root;
 //! `bash .ci/run` creates that venv with the pinned SDK. Without it this test fails.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ fn corpus() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::env::var_os("TOOLSCHEMA_MCP_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus/mcp-tools"));
+        .unwrap_or_else(|| root.join("../../shared/corpus/mcp-tools"));
     assert!(
         dir.is_dir(),
         "the MCP tool corpus is missing at {} (set TOOLSCHEMA_MCP_CORPUS)",

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use support::installed::{self, root};
 use toolschema::mcp::contract::OutputPolicy;
-use toolschema::mcp::proxy::{Action, Contract, ContractOptions, Event, Peer};
+use toolschema_http::proxy::{Action, Contract, ContractOptions, Event, Peer};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 

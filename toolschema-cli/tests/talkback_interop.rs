@@ -1,5 +1,5 @@
 //! Real clients against handlers that talk back and tools that run as tasks:
-//! - the official Python MCP SDK (pinned in tests/mcp_client/MCP_SDK_VERSION) answers
+//! - the official Python MCP SDK (pinned in toolschema-cli/tests/mcp_client/MCP_SDK_VERSION) answers
 //!   sampling and elicitation through its own callbacks, at 2025-06-18, 2025-11-25 and
 //!   2026-07-28 (multi round-trip), against the `talkback` example server;
 //! - the TypeScript SDK's client (`@modelcontextprotocol/sdk`, pinned in
@@ -29,12 +29,11 @@ fn typescript_sdk_runs_the_corpus_task_tool_as_a_task() {
     let Some(dir) = installed::node_packages(
         "tests/proxy",
         &["@modelcontextprotocol/sdk/package.json"],
-        "the npm packages of tests/proxy (npm ci --prefix tests/proxy)",
+        "the npm packages of tests/proxy (npm ci --prefix toolschema-cli/tests/proxy)",
     ) else {
         return;
     };
-    let tool =
-        root().join("../shared/corpus/mcp-tools/server-everything/simulate-research-query.json");
+    let tool = installed::shared("corpus/mcp-tools/server-everything/simulate-research-query.json");
     assert!(
         tool.is_file(),
         "the corpus is missing at {}",

@@ -102,7 +102,7 @@ fn lint_reports_fixes_and_exits() {
 
 #[test]
 fn lint_a_directory() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mcp-tools/calm");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/mcp-tools/calm");
     let out = bin()
         .args(["lint", dir.to_str().unwrap()])
         .output()

@@ -7,7 +7,6 @@
 //! timeout, a non-2xx status or a malformed body becomes a JSON-RPC error under the
 //! request's id (delivered as if the server had sent it) and a note for the operator.
 
-use super::super::jsonrpc;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -22,6 +21,7 @@ use serde_json::value::RawValue;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use toolschema::mcp::jsonrpc;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";

@@ -1,4 +1,7 @@
-//! Streamable HTTP (feature `http`): the MCP endpoint over HTTP/1.1, on hyper and tokio.
+//! Streamable HTTP for the MCP servers of [`toolschema`], an HTTP MCP client, and the
+//! contract-checking MCP proxy ([`proxy`]), on hyper and tokio: the network half of
+//! toolschema, kept out of the engine so that a library user compiles no server stack.
+//! (The gateway work — metrics, traces, authorization, tool pinning — lands here too.)
 //!
 //! One endpoint (`/mcp` by default) serves every protocol era:
 //! - **2025-03-26 to 2025-11-25** (the handshake eras): `initialize` opens a session whose id
@@ -21,8 +24,8 @@
 //! and an `Accept` that takes neither JSON nor SSE gets 406.
 //!
 //! ```no_run
-//! use toolschema::mcp::http::{HttpOptions, HttpServer};
 //! use toolschema::mcp::{CallToolResult, Server, Tool};
+//! use toolschema_http::{HttpOptions, HttpServer};
 //! use serde_json::json;
 //!
 //! let echo = Tool::builder("echo")
@@ -36,18 +39,28 @@
 //! http.run()?; // serves until the process ends
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Or in one call, with the [`ServeHttp`] extension trait: `server.serve_http(addr, options)`.
+
+#![deny(missing_docs)]
 
 pub(crate) mod client;
+pub mod proxy;
 mod routes;
 mod service;
 
 pub(crate) use routes::{Backend, Endpoint};
 
-use super::Server;
+/// The README's Rust example compiles as a doctest, so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
+use toolschema::mcp::Server;
 
 /// How long a body may take to start arriving before the minimum rate
 /// ([`HttpOptions::min_body_rate`]) applies to it.
@@ -61,7 +74,7 @@ pub const RECLAIM_AFTER: Duration = Duration::from_secs(1);
 /// The settings of the HTTP transport: endpoint path, allow-lists and limits.
 ///
 /// ```
-/// use toolschema::mcp::http::HttpOptions;
+/// use toolschema_http::HttpOptions;
 /// let options = HttpOptions::new()
 ///     .allow_host("mcp.example.internal")
 ///     .allow_origin("https://app.example.com")
@@ -324,12 +337,16 @@ pub(crate) async fn serve_endpoint(
         .map_err(io::Error::other)
 }
 
-impl Server {
+/// `serve_http` on a [`Server`]: what `serve_stdio` is to stdio (the method lived on
+/// `Server` itself while the transport was a feature of the engine crate).
+pub trait ServeHttp {
     /// Serves Streamable HTTP on `addr` until the process ends: [`HttpServer::bind`], then
-    /// [`HttpServer::run`] (feature `http`).
+    /// [`HttpServer::run`].
     ///
     /// ```no_run
-    /// # use toolschema::mcp::{Server, http::HttpOptions};
+    /// use toolschema::mcp::Server;
+    /// use toolschema_http::{HttpOptions, ServeHttp};
+    ///
     /// let server = Server::builder("demo", "1.0").build()?;
     /// server.serve_http("127.0.0.1:8080", HttpOptions::new())?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -337,7 +354,11 @@ impl Server {
     ///
     /// # Errors
     /// When the address cannot be bound or the runtime cannot start.
-    pub fn serve_http(&self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<()> {
+    fn serve_http(&self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<()>;
+}
+
+impl ServeHttp for Server {
+    fn serve_http(&self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<()> {
         HttpServer::bind(self, addr, options)?.run()
     }
 }

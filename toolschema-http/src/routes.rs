@@ -1,10 +1,6 @@
 //! A session's streams: which stream each outgoing message goes on, the replay buffers, and
 //! the SSE body that reads a stream.
 
-use super::super::context::{Outgoing, Sink};
-use super::super::jsonrpc::Id;
-use super::super::server::Connection;
-use super::super::{ProtocolVersion, Server};
 use bytes::Bytes;
 use hyper::body::{Body, Frame};
 use serde_json::Value;
@@ -16,6 +12,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
+use toolschema::mcp::jsonrpc::Id;
+use toolschema::mcp::transport::{self, Outgoing, Sink};
+use toolschema::mcp::{Connection, ProtocolVersion, Server};
 
 /// What answers one session's messages: a [`Server`]'s [`Connection`], or the contract
 /// proxy's relay to a server behind it.
@@ -56,11 +55,11 @@ pub(crate) trait Endpoint: Send + Sync {
 
 impl Endpoint for Server {
     fn connect(&self, sink: Sink, _stateless: bool) -> Result<Box<dyn Backend>, String> {
-        Ok(Box::new(self.connect_sink(sink)))
+        Ok(Box::new(transport::connect(self, sink)))
     }
 
     fn input_schema(&self, tool: &str) -> Option<Cow<'_, Value>> {
-        self.tool(tool).map(|t| Cow::Borrowed(t.input_json()))
+        transport::declared_input_schema(self, tool).map(Cow::Borrowed)
     }
 }
 

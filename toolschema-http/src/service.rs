@@ -1,8 +1,5 @@
 //! The endpoint: header checks, sessions, and the POST, GET and DELETE methods.
 
-use super::super::ProtocolVersion;
-use super::super::jsonrpc::{self, Id};
-use super::super::server::{Expected, expected_answer};
 use super::HttpOptions;
 use super::routes::{Endpoint, HttpSession, SseBody, lock};
 use bytes::Bytes;
@@ -17,6 +14,9 @@ use std::convert::Infallible;
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use toolschema::mcp::ProtocolVersion;
+use toolschema::mcp::jsonrpc::{self, Id};
+use toolschema::mcp::transport::{Expected, expected_answer};
 
 type Reply = Response<BoxBody<Bytes, Infallible>>;
 

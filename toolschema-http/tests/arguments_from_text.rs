@@ -10,8 +10,8 @@ use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 use toolschema::Schema;
 use toolschema::mcp::contract::{check_arguments, refuse_arguments};
-use toolschema::mcp::proxy::{Action, Contract, ContractOptions};
 use toolschema::mcp::{CallToolResult, Connection, ProtocolVersion, Server, Tool};
+use toolschema_http::proxy::{Action, Contract, ContractOptions};
 
 /// Whether an object in `text` names a member twice (names compared unescaped).
 fn repeats_a_member(text: &str) -> bool {
@@ -347,7 +347,7 @@ fn the_proxy_decides_from_text_as_from_the_value() {
                 if repeats_a_member(args) || has_long_integer(args) {
                     // Parsers read it differently: refused, never forwarded.
                     let refused = from_text.iter().find_map(|a| match a {
-                        Action::Send(toolschema::mcp::proxy::Peer::Client, m) => Some(m),
+                        Action::Send(toolschema_http::proxy::Peer::Client, m) => Some(m),
                         _ => None,
                     });
                     let refused = refused.expect("answered to the client");

@@ -6,11 +6,10 @@
 //! to a tools server must pass (no failure, no warning), those for resources, prompts and
 //! completion do not apply. `bash .ci/run` installs the suite and the Node >= 22 it needs (the npm
 //! package `node`); missing locally, the test says so and skips; with `CI=true` it fails.
-#![cfg(feature = "http")]
 
 #[path = "conformance/fixtures.rs"]
 mod fixtures;
-#[path = "conformance/talkback_tools.rs"]
+#[path = "../../tests/conformance/talkback_tools.rs"]
 mod talkback_tools;
 
 use serde_json::Value;
@@ -19,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use toolschema::mcp::Server;
-use toolschema::mcp::http::{HttpOptions, HttpServer};
+use toolschema_http::{HttpOptions, HttpServer};
 
 mod support;
 
@@ -74,7 +73,7 @@ fn package_dir() -> Option<PathBuf> {
             ".bin/node",
             "@modelcontextprotocol/conformance/dist/index.js",
         ],
-        "the conformance suite and Node of tests/http (npm ci --prefix tests/http)",
+        "the conformance suite and Node of tests/http (npm ci --prefix toolschema-http/tests/http)",
     )
 }
 

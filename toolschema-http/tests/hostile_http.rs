@@ -4,7 +4,6 @@
 //! a gateway could read differently (several `Host` or `Origin` fields, an absolute-form
 //! target, an origin with text after its IPv6 literal). Timings are generous bounds, never
 //! measurements.
-#![cfg(feature = "http")]
 
 use reqwest::blocking::{Client, Response};
 use serde_json::json;
@@ -14,8 +13,8 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use toolschema::mcp::http::{HttpOptions, HttpServer};
 use toolschema::mcp::{CallToolResult, Server, Tool};
+use toolschema_http::{HttpOptions, HttpServer};
 
 const BOTH: &str = "application/json, text/event-stream";
 

@@ -1,12 +1,13 @@
 //! `toolschema serve`: the demo tools, and the contract-checking mock for tool files.
 
-use super::{CallToolResult, Content, LogLevel, Server, Tool, ToolError, from_arguments};
+use super::serve::ServeArgs;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use toolschema::mcp::{CallToolResult, Content, LogLevel, Server, Tool, ToolError, from_arguments};
 
-pub(crate) fn serve_main(args: &super::ServeArgs) -> i32 {
+pub(super) fn serve_main(args: &ServeArgs) -> i32 {
     let tools = if args.tools.is_empty() {
         demo_tools()
     } else {
@@ -50,7 +51,7 @@ pub(crate) fn serve_main(args: &super::ServeArgs) -> i32 {
         }
     };
     if let Some(http) = &args.http {
-        return super::serve_http_main(&server, http);
+        return super::serve::serve_http_main(&server, http);
     }
     eprintln!(
         "toolschema serve: {} tool(s) on stdio",
@@ -150,7 +151,7 @@ fn mock_tool(item: &Value, file: &Path, taken: &HashSet<String>) -> Result<Tool,
     let (builder, derived) = match (item.get("x-response"), item.get("outputSchema")) {
         (Some(r), _) => {
             let result = CallToolResult::from_value(r)
-                .map_err(|e| ToolError::from_parts(&name, format!("x-response: {e}")))?;
+                .map_err(|e| ToolError::new(&name, format!("x-response: {e}")))?;
             (builder.handler(move |_, _| Ok(result.clone())), None)
         }
         // No recorded answer: derive one from the output schema (best effort, checked below).

@@ -1,5 +1,5 @@
-//! The `toolschema` command line (cargo feature `cli`): one file per subcommand, each with
-//! its clap `Args` struct and a `run` that returns the exit status.
+//! The `toolschema` command line: one file per subcommand, each with its clap `Args` struct
+//! and a `run` that returns the exit status.
 //!
 //! Adding a subcommand: `mod NAME;` below, a variant `Name(NAME::Args)` in [`Command`],
 //! and its arm in [`main`].
@@ -11,7 +11,9 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod check;
+mod example;
 mod input;
+mod mock;
 mod proxy;
 mod schema;
 mod serve;

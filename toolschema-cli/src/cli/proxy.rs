@@ -1,12 +1,12 @@
 //! `toolschema proxy`: a contract-checking MCP proxy on stdio or Streamable HTTP (the proxy
-//! itself is `toolschema::mcp::proxy`).
+//! itself is `toolschema_http::proxy`).
 
+use super::serve::HttpArgs;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
-use toolschema::mcp::HttpArgs;
 use toolschema::mcp::contract::OutputPolicy;
-use toolschema::mcp::proxy::{ClientSide, ProxyConfig, ServerSide};
+use toolschema_http::proxy::{ClientSide, ProxyConfig, ServerSide};
 
 /// Put toolschema in front of an MCP server: start COMMAND, relay MCP on stdio both ways,
 /// check every call's arguments and every result against the tools' schemas.
@@ -128,6 +128,6 @@ pub fn run(args: Args) -> u8 {
         Some(url) => ServerSide::Upstream(url),
         None => ServerSide::Command(args.command),
     };
-    let code = toolschema::mcp::proxy::run(&config, client, server);
+    let code = toolschema_http::proxy::run(&config, client, server);
     u8::try_from(code).unwrap_or(1)
 }

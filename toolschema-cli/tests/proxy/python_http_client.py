@@ -1,4 +1,4 @@
-"""The Python MCP SDK's client (pinned in tests/mcp_client/MCP_SDK_VERSION), driven by
+"""The Python MCP SDK's client (pinned in toolschema-cli/tests/mcp_client/MCP_SDK_VERSION), driven by
 tests/proxy_http.rs through `toolschema proxy` over Streamable HTTP or stdio.
 
 usage: python_http_client.py URL CALLS_JSON

@@ -1,5 +1,5 @@
 """A real Python MCP server (the SDK's MCPServer, formerly FastMCP; pinned in
-tests/mcp_client/MCP_SDK_VERSION) for tests/proxy.rs. Every call its `record` tool runs is
+toolschema-cli/tests/mcp_client/MCP_SDK_VERSION) for tests/proxy.rs. Every call its `record` tool runs is
 appended to the file named by argv[1].
 
 usage: python_server.py CALLS_FILE

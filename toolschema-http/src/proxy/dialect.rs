@@ -1,7 +1,7 @@
 //! Showing clients that know only 2020-12 a schema written for an older draft.
 //!
 //! A `$schema` naming draft-04, draft-06, draft-07 or 2019-09 is rewritten by the schema
-//! toolkit's upgrader ([`crate::upgrade::upgrade`]), which accepts exactly the same
+//! toolkit's upgrader ([`toolschema::upgrade::upgrade`]), which accepts exactly the same
 //! instances or refuses. Where it refuses, the body is shown without its `$schema` only when
 //! every keyword is read the same way in both drafts (the rule below); any other schema is
 //! left as it is. That rule reads draft-04's `"integer"` as 2020-12's, which also accepts
@@ -40,12 +40,12 @@ pub(crate) fn upgrade_for_client(schema: &Value) -> Option<Value> {
     let obj = schema.as_object()?;
     let draft = declared(obj.get("$schema")?.as_str()?)?;
     let as_draft = match draft {
-        Old::Draft4 => crate::Draft::Draft4,
-        Old::Draft6 => crate::Draft::Draft6,
-        Old::Draft7 => crate::Draft::Draft7,
-        Old::Draft201909 => crate::Draft::Draft201909,
+        Old::Draft4 => toolschema::Draft::Draft4,
+        Old::Draft6 => toolschema::Draft::Draft6,
+        Old::Draft7 => toolschema::Draft::Draft7,
+        Old::Draft201909 => toolschema::Draft::Draft201909,
     };
-    if let Ok(Value::Object(mut upgraded)) = crate::upgrade::upgrade(schema, as_draft) {
+    if let Ok(Value::Object(mut upgraded)) = toolschema::upgrade::upgrade(schema, as_draft) {
         // 2020-12 is what a schema without `$schema` means to MCP clients.
         upgraded.remove("$schema");
         return Some(Value::Object(upgraded));

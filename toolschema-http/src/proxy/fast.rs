@@ -4,11 +4,11 @@
 //! decide, so they never decide differently from it; only what is checked is parsed.
 
 use super::{Action, Contract, Pending};
-use crate::mcp::contract::{OutputPolicy, check_result, result_needs_adapting};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use toolschema::mcp::contract::{OutputPolicy, check_result, result_needs_adapting};
 
 #[derive(Deserialize)]
 struct Envelope<'a> {

@@ -1,4 +1,4 @@
-//! The contract proxy over Streamable HTTP (feature `http`), on either side:
+//! The contract proxy over Streamable HTTP, on either side:
 //! - **`--listen HOST:PORT`**: clients speak Streamable HTTP to the proxy, which serves
 //!   them with the same endpoint as `toolschema serve --http` (allow-lists, limits, status
 //!   codes, SSE and resumption). Each MCP session gets its own server (a child process, or
@@ -16,10 +16,8 @@ use super::stdio::{
     relay_server, spawn_child,
 };
 use super::{Event, Peer, ProxyConfig};
-use crate::mcp::context::{Outgoing, Sink};
-use crate::mcp::http::client::{Delivery, Upstream, UpstreamOptions, parse_url};
-use crate::mcp::http::{Backend, Endpoint, HttpOptions};
-use crate::mcp::jsonrpc::{self, Id};
+use crate::client::{Delivery, Upstream, UpstreamOptions, parse_url};
+use crate::{Backend, Endpoint, HttpOptions};
 use hyper::Uri;
 use serde::Deserialize;
 use serde_json::Value;
@@ -31,6 +29,8 @@ use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
+use toolschema::mcp::jsonrpc::{self, Id};
+use toolschema::mcp::transport::{Outgoing, Sink};
 
 /// Where the proxy's clients are.
 // (Built once per process: boxing the options would only make it harder to write.)
@@ -62,8 +62,8 @@ pub enum ServerSide {
 /// stdio, the child's; 2 when something cannot start).
 ///
 /// ```no_run
-/// use toolschema::mcp::http::HttpOptions;
-/// use toolschema::mcp::proxy::{ClientSide, ProxyConfig, ServerSide, run};
+/// use toolschema_http::HttpOptions;
+/// use toolschema_http::proxy::{ClientSide, ProxyConfig, ServerSide, run};
 ///
 /// // Streamable HTTP in front of a stdio server, one child per session.
 /// let code = run(
@@ -254,7 +254,7 @@ fn listen(config: &ProxyConfig, addr: &str, options: HttpOptions, target: Target
     });
     let grace = config.shutdown_grace;
     let pool_owner = Arc::clone(&endpoint);
-    let result = rt.block_on(crate::mcp::http::serve_endpoint(
+    let result = rt.block_on(crate::serve_endpoint(
         listener,
         endpoint,
         options,

@@ -1,8 +1,7 @@
 //! A contract-checking MCP proxy: [`Contract`] decides, message by message, what a proxy in
 //! front of any MCP server forwards, rewrites, answers itself or reports; [`run_stdio`]
 //! drives it between a client on stdio and a server child process (`toolschema proxy`),
-//! and, with the `http` feature, `run` over Streamable HTTP on either side
-//! (`--listen`, `--upstream`).
+//! and [`run`] over Streamable HTTP on either side (`--listen`, `--upstream`).
 //!
 //! Everything passes unchanged except:
 //! - `tools/list` results (every page, and again after `notifications/tools/list_changed`):
@@ -21,7 +20,7 @@
 //! tool is still unknown, the call goes through unchecked with a [`Event::Note`].
 //!
 //! ```
-//! use toolschema::mcp::proxy::{Action, Contract, ContractOptions, Peer};
+//! use toolschema_http::proxy::{Action, Contract, ContractOptions, Peer};
 //! use serde_json::json;
 //!
 //! let mut contract = Contract::new(ContractOptions::default());
@@ -51,26 +50,23 @@
 
 mod dialect;
 mod fast;
-mod head;
-#[cfg(feature = "http")]
 mod http;
 mod stdio;
 
-pub use head::MessageHead;
-#[cfg(feature = "http")]
 pub use http::{ClientSide, ServerSide, run};
 pub use stdio::{ProxyConfig, run_stdio};
+/// (Re-exported: the scan lives in the engine, [`toolschema::mcp::transport::MessageHead`].)
+pub use toolschema::mcp::transport::MessageHead;
 
-use super::contract::{
-    CheckedTool, OutputPolicy, SchemaProblem, Violations, adapt_result, check_arguments,
-    check_result, failed_call, refuse_arguments, refuse_result, result_needs_adapting,
-};
-use super::jsonrpc;
-use super::tool::wrap_schema;
-use super::version::ProtocolVersion;
-use crate::Options;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
+use toolschema::Options;
+use toolschema::mcp::ProtocolVersion;
+use toolschema::mcp::contract::{
+    CheckedTool, OutputPolicy, SchemaProblem, Violations, adapt_result, check_arguments,
+    check_result, failed_call, refuse_arguments, refuse_result, result_needs_adapting, wrap_schema,
+};
+use toolschema::mcp::jsonrpc;
 
 const META_PREFIX: &str = "io.modelcontextprotocol/";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -1009,7 +1005,7 @@ impl Contract {
         }
         if wrap && let Some(Value::Object(o)) = t.get("outputSchema") {
             let mut o = o.clone();
-            super::tool::default_output_root(&mut o);
+            toolschema::mcp::contract::default_output_root(&mut o);
             t.insert("outputSchema".into(), wrap_schema(&Value::Object(o)));
             changed = true;
         }

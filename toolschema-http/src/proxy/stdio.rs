@@ -2,7 +2,6 @@
 //! with one thread per direction and no async runtime.
 
 use super::{Action, Contract, ContractOptions, Event, MessageHead, Peer};
-use crate::mcp::jsonrpc;
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
@@ -11,6 +10,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use std::time::{Duration, Instant, SystemTime};
+use toolschema::mcp::jsonrpc;
 
 /// How `toolschema proxy` runs.
 #[derive(Debug, Clone)]
@@ -55,7 +55,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(super) type AuditLog = Option<Arc<Mutex<std::fs::File>>>;
 
 /// One client–server session of the proxy: its [`Contract`] and the two sides' writers
-/// (stdio or a server process; or, with the `http` feature, an HTTP session or upstream).
+/// (stdio or a server process; or an HTTP session or upstream).
 pub(super) struct Shared {
     pub(super) contract: Mutex<Contract>,
     to_client: Mutex<BufWriter<Box<dyn Write + Send>>>,
@@ -85,7 +85,6 @@ impl Shared {
     /// One whole message from the client (an HTTP body): decided, carried out, flushed.
     /// (The contract's lock is not held while writing, as on stdio: a server blocked on
     /// its full output pipe must not wait for it while the proxy waits on its input.)
-    #[cfg(feature = "http")]
     pub(super) fn client_message(&self, text: &str) {
         let actions = lock(&self.contract).from_client_text(text);
         self.carry_out(Peer::Client, text.as_bytes(), actions);
@@ -94,7 +93,6 @@ impl Shared {
 
     /// One whole message from the server (an HTTP answer or SSE event): decided, carried
     /// out, flushed.
-    #[cfg(feature = "http")]
     pub(super) fn server_message(&self, text: &str) {
         let mut contract = lock(&self.contract);
         let actions = contract.from_server_text(text);
@@ -681,7 +679,7 @@ impl<R: io::Read> LineReader<R> {
 /// The current UTC time as RFC 3339 (`2026-12-03T11:38:48.123Z`), formatted as task
 /// timestamps are.
 fn rfc3339_now() -> String {
-    crate::mcp::tasks::iso8601(SystemTime::now())
+    toolschema::mcp::transport::rfc3339(SystemTime::now())
 }
 
 #[cfg(test)]

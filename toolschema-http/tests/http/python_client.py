@@ -1,4 +1,4 @@
-"""The Python SDK's streamable HTTP client (pinned in tests/mcp_client/MCP_SDK_VERSION),
+"""The Python SDK's streamable HTTP client (pinned in toolschema-cli/tests/mcp_client/MCP_SDK_VERSION),
 driven by tests/http.rs: python python_client.py URL
 
 Prints one JSON line per fact: the negotiated version, the tools listed, a call with its
