@@ -1,8 +1,7 @@
-//! The MCP dispatch layer over an in-memory connection and over the `toolschema serve` binary.
+//! The MCP dispatch layer over an in-memory connection (the `toolschema serve` binary is
+//! toolschema-cli/tests/serve.rs).
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -610,96 +609,4 @@ fn testing_helpers_call_through_json() {
         .build()
         .unwrap();
     testing::call(&img, json!({})).assert_valid().assert_image();
-}
-
-// ---- the binary ----
-
-fn spawn_serve(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_toolschema"))
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("cannot start toolschema serve")
-}
-
-#[test]
-fn binary_rejects_huge_messages_and_finishes_calls_when_stdin_closes() {
-    let mut child = spawn_serve(&[]);
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let huge = format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"pad\":\"{}\"}}\n",
-        "x".repeat(5 << 20)
-    );
-    stdin.write_all(huge.as_bytes()).unwrap();
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}}}}}}"#).unwrap();
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"slow","arguments":{{"seconds":0.3}}}}}}"#).unwrap();
-    drop(stdin); // stdin closes while the slow call runs
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    while out.read_line(&mut line).unwrap() > 0 {
-        let message =
-            serde_json::from_str::<Value>(line.trim()).expect("stdout carries only JSON-RPC");
-        if message.get("method").is_none() {
-            lines.push(message); // notifications (log, progress) aside
-        }
-        line.clear();
-    }
-    let status = child.wait().unwrap();
-    assert!(status.success());
-    assert_eq!(lines.len(), 3, "{lines:?}");
-    assert_eq!(lines[0]["error"]["code"], -32600);
-    assert!(
-        lines[0]["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("too large")
-    );
-    assert_eq!(lines[1]["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(lines[2]["id"], 3);
-    assert!(
-        lines[2]["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("waited")
-    );
-}
-
-#[test]
-fn binary_serves_a_tools_file_with_x_response() {
-    let dir = std::env::temp_dir().join(format!("toolschema-mcp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tools.json");
-    std::fs::write(
-        &file,
-        json!({"name": "one", "inputSchema": {"type": "object"},
-        "x-response": {"content": [{"type": "text", "text": "canned"}]}})
-        .to_string(),
-    )
-    .unwrap();
-    let mut child = spawn_serve(&["--tools", file.to_str().unwrap()]);
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"one","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    )
-    .unwrap();
-    drop(stdin);
-    let mut out = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut out)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success() && !out.is_empty(), "{status:?} {out:?}");
-    let r: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(r["result"]["content"][0]["text"], "canned");
-    std::fs::write(&file, r#"{"name": "bad name", "inputSchema": {}}"#).unwrap();
-    let status = spawn_serve(&["--tools", file.to_str().unwrap()])
-        .wait()
-        .unwrap();
-    assert_eq!(status.code(), Some(3));
-    let _ = std::fs::remove_dir_all(&dir);
 }

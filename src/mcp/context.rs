@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 /// Sends one JSON-RPC message (already serialized) to the client, with the id of the request
 /// it answers or relates to (a call's progress and log entries), when there is one: the HTTP
 /// transport sends it on that request's stream.
-pub(crate) type Sink = Arc<dyn Fn(String, Outgoing, Option<&Id>) + Send + Sync>;
+pub type Sink = Arc<dyn Fn(String, Outgoing, Option<&Id>) + Send + Sync>;
 
 /// What an outgoing message is: a transport short of room may drop notifications, never
 /// answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outgoing {
+pub enum Outgoing {
     /// A response to a request.
     Answer,
     /// A progress or log notification.

@@ -1,7 +1,7 @@
 //! The per-call contract of a tool, free of any transport: check a call's arguments and
 //! render the refusal a protocol version expects; check a result against the output schema
-//! and decide what a mismatch becomes. [`proxy::Contract`](super::proxy::Contract) is built
-//! on these functions, and any server or gateway can call them directly.
+//! and decide what a mismatch becomes. The contract proxy of the `toolschema-http` crate is
+//! built on these functions, and any server or gateway can call them directly.
 //!
 //! ```
 //! use toolschema::mcp::ProtocolVersion;
@@ -23,7 +23,8 @@
 //! ```
 
 use super::jsonrpc;
-use super::tool::{WRAP_KEY, default_output_root, describe};
+use super::tool::{WRAP_KEY, describe};
+pub use super::tool::{default_output_root, wrap_schema};
 use super::version::ProtocolVersion;
 use crate::{Options, Schema};
 use serde_json::{Map, Value, json};

@@ -1,4 +1,19 @@
-//! JSON-RPC 2.0 error codes and message shapes.
+//! JSON-RPC 2.0 as MCP uses it: error codes, message shapes, request ids kept byte for
+//! byte, and the scan for what two JSON parsers could read differently.
+//!
+//! ```
+//! use toolschema::mcp::jsonrpc::{self, Hazard, Id};
+//!
+//! let raw = serde_json::value::RawValue::from_string("100000000000000000001".into())?;
+//! let id = Id::parse(&raw).unwrap();
+//! let line = jsonrpc::error_line(&id, jsonrpc::INVALID_PARAMS, "unknown tool", None);
+//! assert!(line.contains(r#""id":100000000000000000001"#));
+//!
+//! let hazard = jsonrpc::find_hazard(br#"{"a": 1, "a": 2}"#).unwrap();
+//! assert_eq!(hazard, Hazard::DuplicateMember("/a".into()));
+//! assert_eq!(hazard.code(), jsonrpc::INVALID_REQUEST);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 use serde_json::{Value, json};
 
@@ -19,25 +34,25 @@ pub const SERVER_BUSY: i64 = -32000;
 /// The request's `_meta` names a protocol version the server does not serve (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-#[allow(dead_code)] // Value-shaped answers, for code that builds messages as values.
-pub(crate) fn error(id: &Value, code: i64, message: &str) -> Value {
+/// An error response to the request `id`, as a value.
+pub fn error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-#[allow(dead_code)] // Value-shaped answers, for code that builds messages as values.
-pub(crate) fn error_with_data(id: &Value, code: i64, message: &str, data: Value) -> Value {
+/// An error response to the request `id` with `data`, as a value.
+pub fn error_with_data(id: &Value, code: i64, message: &str, data: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": data}})
 }
 
-#[allow(dead_code)] // Value-shaped answers, for code that builds messages as values.
-pub(crate) fn response(id: &Value, result: Value) -> Value {
+/// A result response to the request `id`, as a value.
+pub fn response(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 /// A request id exactly as the client wrote it: the JSON text of a string or a number,
 /// echoed byte for byte (`100000000000000000001` stays an integer, `1e2` stays `1e2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Id {
+pub struct Id {
     raw: std::sync::Arc<str>,
     /// The identity of the id: strings by their value (`"\u0061"` is `"a"`), numbers by
     /// their text.
@@ -46,7 +61,7 @@ pub(crate) struct Id {
 
 impl Id {
     /// The `null` id of an answer to a message whose id cannot be read.
-    pub(crate) fn null() -> Id {
+    pub fn null() -> Id {
         let null: std::sync::Arc<str> = "null".into();
         Id {
             raw: null.clone(),
@@ -55,7 +70,7 @@ impl Id {
     }
 
     /// The id, when `raw` is a string or a number.
-    pub(crate) fn parse(raw: &serde_json::value::RawValue) -> Option<Id> {
+    pub fn parse(raw: &serde_json::value::RawValue) -> Option<Id> {
         let text = raw.get().trim();
         let key: std::sync::Arc<str> = match text.as_bytes().first()? {
             b'"' => {
@@ -71,17 +86,20 @@ impl Id {
         })
     }
 
-    pub(crate) fn key(&self) -> &str {
+    /// What identifies the id: two ids with one key are the same request (`"a"` and
+    /// `"\u0061"` are; `1` and `1.0` are not).
+    pub fn key(&self) -> &str {
         &self.key
     }
 
-    pub(crate) fn raw(&self) -> &str {
+    /// The id's JSON text as the client wrote it, to echo in the answer.
+    pub fn raw(&self) -> &str {
         &self.raw
     }
 }
 
 /// A result response, as one line of JSON.
-pub(crate) fn result_line(id: &Id, result: &Value) -> String {
+pub fn result_line(id: &Id, result: &Value) -> String {
     format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}",
         id.raw()
@@ -89,7 +107,7 @@ pub(crate) fn result_line(id: &Id, result: &Value) -> String {
 }
 
 /// An error response, as one line of JSON.
-pub(crate) fn error_line(id: &Id, code: i64, message: &str, data: Option<&Value>) -> String {
+pub fn error_line(id: &Id, code: i64, message: &str, data: Option<&Value>) -> String {
     let mut error = json!({"code": code, "message": message});
     if let (Some(d), Some(obj)) = (data, error.as_object_mut()) {
         obj.insert("data".into(), d.clone());
@@ -102,12 +120,12 @@ pub(crate) fn error_line(id: &Id, code: i64, message: &str, data: Option<&Value>
 
 /// The deepest nesting of arrays and objects a message may have: serde_json's recursion
 /// limit (128) less one, as the JSON-RPC layer reads messages with it.
-pub(crate) const MAX_MESSAGE_DEPTH: usize = 127;
+pub const MAX_MESSAGE_DEPTH: usize = 127;
 
 /// Something in a message's text that two JSON parsers can read differently (or that
 /// serde_json cannot read at all, when the id is still to be found), at a location.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Hazard {
+pub enum Hazard {
     /// An object names the member at this pointer more than once: parsers keep the first
     /// value, the last, or refuse.
     DuplicateMember(String),
@@ -123,7 +141,7 @@ pub(crate) enum Hazard {
 
 impl Hazard {
     /// The JSON-RPC error code it is refused with.
-    pub(crate) fn code(&self) -> i64 {
+    pub fn code(&self) -> i64 {
         match self {
             Hazard::DuplicateMember(_) | Hazard::LongInteger(_) => INVALID_REQUEST,
             Hazard::LoneSurrogate(_) | Hazard::TooDeep => PARSE_ERROR,
@@ -131,7 +149,7 @@ impl Hazard {
     }
 
     /// The refusal's message: a location and a reason, never a value.
-    pub(crate) fn message(&self) -> String {
+    pub fn message(&self) -> String {
         let at = |p: &String| {
             if p.is_empty() {
                 "the top level".to_string()
@@ -162,7 +180,7 @@ impl Hazard {
 /// The pointer to the first member of `text` named twice in its object (member names
 /// compared after unescaping, as JSON parsers compare them), if any. Linear in the text;
 /// it allocates for the nesting and the member names seen, never for values.
-pub(crate) fn find_duplicate_member(text: &[u8]) -> Option<String> {
+pub fn find_duplicate_member(text: &[u8]) -> Option<String> {
     let mut scan = Scanner::new(text, false);
     scan.run();
     scan.duplicate
@@ -172,7 +190,7 @@ pub(crate) fn find_duplicate_member(text: &[u8]) -> Option<String> {
 /// JSON is left to the parser, though what was found up to where it breaks is reported).
 /// The top-level `id` member is exempt from the 64-bit rule: ids are echoed byte for
 /// byte ([`Id`]), never read as numbers.
-pub(crate) fn find_hazard(text: &[u8]) -> Option<Hazard> {
+pub fn find_hazard(text: &[u8]) -> Option<Hazard> {
     let mut scan = Scanner::new(text, true);
     scan.run();
     scan.hazard

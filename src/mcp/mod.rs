@@ -10,7 +10,9 @@
 //!   schema is assumed to be an object only when its root declares none of `type`, `$ref`,
 //!   `oneOf`, `anyOf`, `allOf`, `not`, `if`, `const`, `enum` (SEP-2106).
 //! - [`Server`]: the registry; [`Server::serve_stdio`] speaks the protocol, and
-//!   [`Server::connect`] puts it on any other transport.
+//!   [`Server::connect`] puts it on any other transport ([`transport`] has what a
+//!   multiplexing one needs; Streamable HTTP and the contract proxy are the
+//!   `toolschema-http` crate).
 //! - The handler: a closure receiving the validated arguments ([`from_arguments`] turns them
 //!   into your own type) and a [`CallContext`] (protocol version, cancellation, progress,
 //!   client logging), answering a [`CallToolResult`].
@@ -60,17 +62,14 @@
 mod content;
 mod context;
 pub mod contract;
-mod example;
-#[cfg(feature = "http")]
-pub mod http;
+mod head;
 pub mod jsonrpc;
-pub mod proxy;
-mod serve;
 mod server;
 mod talkback;
 mod tasks;
 pub mod testing;
 mod tool;
+pub mod transport;
 mod version;
 
 pub use content::{CallToolResult, Content, ResultShapeError};
@@ -81,110 +80,3 @@ pub use tool::{
     HandlerError, TaskSupport, Tool, ToolAnnotations, ToolBuilder, ToolError, from_arguments,
 };
 pub use version::ProtocolVersion;
-
-/// Runs `toolschema serve`: an MCP server on stdio; returns the process exit code.
-///
-/// Without `args.tools` it serves the built-in demo tools (`echo`, `calculate_stats`,
-/// `get_weather`, `slow`). With them, it is a contract-checking mock: each file holds an
-/// array of MCP `Tool` objects or a single one, and each directory's `*.json` files
-/// (searched recursively, in path order) hold them. Each call is validated like any other
-/// and answered with the tool's `x-response` result when it has one; else, for a tool with
-/// an output schema, with an example derived from that schema; else a text block naming the tool. Exit code 0 when stdin closes, 2 when the tools cannot be loaded.
-///
-/// The `toolschema` binary's entry point, not part of the library's API (hidden, exempt
-/// from semver): build servers with [`Server::builder`].
-#[doc(hidden)]
-pub fn serve_main(args: &ServeArgs) -> i32 {
-    serve::serve_main(args)
-}
-
-/// What `toolschema serve` was asked for: the binary's arguments, not part of the
-/// library's API (hidden, exempt from semver).
-#[doc(hidden)]
-#[derive(Debug, Clone, Default)]
-pub struct ServeArgs {
-    /// Tool files or directories (each an array of Tool objects, or one); none serves the
-    /// built-in demo tools.
-    pub tools: Vec<std::path::PathBuf>,
-    /// The largest message accepted, in bytes (default: the server's 4 MiB).
-    pub max_message_bytes: Option<usize>,
-    /// Tools per `tools/list` page (default: the server's).
-    pub page_size: Option<usize>,
-    /// Serve Streamable HTTP instead of stdio.
-    pub http: Option<HttpArgs>,
-}
-
-/// What `toolschema serve --http` was asked for (hidden, exempt from semver).
-#[doc(hidden)]
-#[derive(Debug, Clone, Default)]
-pub struct HttpArgs {
-    /// The address to bind, `HOST:PORT`.
-    pub addr: String,
-    /// More hosts allowed in `Host` (and origins' hosts).
-    pub allow_hosts: Vec<String>,
-    /// More origins allowed in `Origin`.
-    pub allow_origins: Vec<String>,
-    /// The largest request body, in bytes.
-    pub max_body_bytes: Option<usize>,
-    /// The most sessions at once.
-    pub max_sessions: Option<usize>,
-    /// The most streams per session.
-    pub max_streams: Option<usize>,
-}
-
-#[cfg(feature = "http")]
-impl HttpArgs {
-    /// The endpoint's options these flags ask for (`serve --http` and `proxy --listen`
-    /// share the flags): the defaults, with each flag given applied.
-    pub fn options(&self) -> http::HttpOptions {
-        let mut options = http::HttpOptions::new();
-        for h in &self.allow_hosts {
-            options = options.allow_host(h);
-        }
-        for o in &self.allow_origins {
-            options = options.allow_origin(o);
-        }
-        if let Some(n) = self.max_body_bytes {
-            options = options.max_body_bytes(n);
-        }
-        if let Some(n) = self.max_sessions {
-            options = options.max_sessions(n);
-        }
-        if let Some(n) = self.max_streams {
-            options = options.max_streams(n);
-        }
-        options
-    }
-}
-
-/// Serves `server` as `toolschema serve --http` asks; the process exit code.
-fn serve_http_main(server: &Server, args: &HttpArgs) -> i32 {
-    #[cfg(feature = "http")]
-    {
-        let bound = match http::HttpServer::bind(server, args.addr.as_str(), args.options()) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("toolschema serve: cannot listen on {}: {e}", args.addr);
-                return 1;
-            }
-        };
-        eprintln!(
-            "toolschema serve: {} tool(s) on http://{}/mcp",
-            server.tools().len(),
-            bound.local_addr()
-        );
-        match bound.run() {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("toolschema serve: {e}");
-                1
-            }
-        }
-    }
-    #[cfg(not(feature = "http"))]
-    {
-        let _ = (server, args);
-        eprintln!("toolschema serve: --http needs the `http` feature");
-        2
-    }
-}

@@ -2044,21 +2044,19 @@ fn check_envelope(message: &str) -> Result<Checked<'_>, Answer> {
 
 /// The answer a connection gives one message (not a batch), as the HTTP transport needs to
 /// know it before the message is handled.
-pub(crate) enum Expected {
+pub enum Expected {
     /// None: a notification, or a response to a request of a handler.
     Nothing,
     /// An answer under this id (a request's, or the refusal of an envelope whose id reads).
     Answer(Id),
     /// A refusal under the `null` id, which no stream of the request can be found by: the
-    /// transport sends this line itself instead of handing the message on. (Read by the
-    /// HTTP transport only.)
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// transport sends this line itself instead of handing the message on.
     Refused(String),
 }
 
 /// What [`Connection::handle`] answers `message` (one message, not a batch) with: the
 /// envelope is read by the same code, so the two cannot disagree.
-pub(crate) fn expected_answer(message: &str) -> Expected {
+pub fn expected_answer(message: &str) -> Expected {
     match check_envelope(message) {
         Err(refusal) if refusal.id.key() == Id::null().key() => Expected::Refused(refusal.line),
         Err(refusal) => Expected::Answer(refusal.id),
@@ -2071,7 +2069,7 @@ pub(crate) fn expected_answer(message: &str) -> Expected {
 /// A message's id, found by a scan (its envelope may not be readable), and whether it is
 /// a response or a notification.
 fn scanned_id(message: &str) -> (Option<Id>, bool, bool) {
-    let mut head = super::proxy::MessageHead::new();
+    let mut head = super::head::MessageHead::new();
     head.feed(message.as_bytes());
     let id = head
         .id()

@@ -52,15 +52,19 @@ pub struct ToolError {
 }
 
 impl ToolError {
-    fn new(tool: &str, message: impl Into<String>) -> ToolError {
+    /// The error `message` about `tool`, for code that reads tool definitions from its own
+    /// sources (a tool file's extra fields, say) and reports their problems as the builder
+    /// reports its own.
+    ///
+    /// ```
+    /// let e = toolschema::mcp::ToolError::new("echo", "x-response: not an object");
+    /// assert_eq!((e.tool(), e.message()), ("echo", "x-response: not an object"));
+    /// ```
+    pub fn new(tool: &str, message: impl Into<String>) -> ToolError {
         ToolError {
             tool: tool.to_string(),
             message: message.into(),
         }
-    }
-
-    pub(crate) fn from_parts(tool: &str, message: String) -> ToolError {
-        ToolError::new(tool, message)
     }
 
     pub(crate) fn duplicate(name: &str) -> ToolError {
@@ -324,7 +328,6 @@ impl Tool {
     }
 
     /// The input schema as declared (for its `x-mcp-header` annotations).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn input_json(&self) -> &Value {
         &self.inner.input_json
     }
@@ -566,7 +569,18 @@ impl ToolBuilder {
 /// The default-object-root rule (SEP-2106): an output schema whose root declares none of
 /// `type`, `$ref`, `oneOf`, `anyOf`, `allOf`, `not`, `if`, `const`, `enum` gets
 /// `"type": "object"`. Answers whether the root is then an object schema.
-pub(crate) fn default_output_root(o: &mut Map<String, Value>) -> bool {
+///
+/// ```
+/// use serde_json::json;
+/// use toolschema::mcp::contract::default_output_root;
+///
+/// let mut bare = json!({"properties": {"n": {"type": "integer"}}});
+/// assert!(default_output_root(bare.as_object_mut().unwrap()));
+/// assert_eq!(bare["type"], "object");
+/// let mut array = json!({"type": "array"});
+/// assert!(!default_output_root(array.as_object_mut().unwrap()));
+/// ```
+pub fn default_output_root(o: &mut Map<String, Value>) -> bool {
     const DECLARING: [&str; 9] = [
         "type", "$ref", "oneOf", "anyOf", "allOf", "not", "if", "const", "enum",
     ];
@@ -595,7 +609,19 @@ pub(crate) fn describe(schema: &Value, e: &SchemaError) -> String {
 ///
 /// `$defs`/`definitions` move to the wrapper's root and same-document references are
 /// re-pointed, so the schema means the same under every dialect without relying on `$id`.
-pub(crate) fn wrap_schema(schema: &Value) -> Value {
+/// This is what clients before 2026-07-28 are shown for an output schema whose root is not
+/// an object (their `structuredContent` is wrapped under the same `result` key).
+///
+/// ```
+/// use serde_json::json;
+/// use toolschema::mcp::contract::wrap_schema;
+///
+/// let wrapped = wrap_schema(&json!({"type": "array", "items": {"$ref": "#/$defs/n"},
+///     "$defs": {"n": {"type": "integer"}}}));
+/// assert_eq!(wrapped["properties"]["result"]["items"]["$ref"], "#/$defs/n");
+/// assert_eq!(wrapped["$defs"]["n"]["type"], "integer");
+/// ```
+pub fn wrap_schema(schema: &Value) -> Value {
     let mut inner = schema.clone();
     let mut root = Map::new();
     root.insert("type".into(), Value::from("object"));

@@ -1,7 +1,8 @@
 //! The package's examples that tests run as processes. `cargo test` builds every example
 //! beside the tests, but `cargo test --test NAME` builds none, so a test whose example is
 //! missing asks cargo for it, in the profile the test was built in (and the package
-//! selection `cargo test` makes from the package's folder, so that the features match).
+//! selection `cargo test` makes from the repository root, so that the features match; the
+//! examples are the root crate's, run by its companions' tests too).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,10 +26,16 @@ pub fn built(name: &str) -> PathBuf {
     if example.is_file() {
         return example;
     }
+    // The repository root (holding Cargo.lock), whichever member's test runs.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = manifest
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or(manifest);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(workspace)
         .args(["build", "--example", name]);
     match profile {
         "debug" => {}

@@ -5,9 +5,23 @@
 
 use std::path::{Path, PathBuf};
 
-/// The crate root.
+/// The root of the crate under test (its fixtures are below it).
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The repository root (the workspace's, holding `Cargo.lock`), beside which `../shared`
+/// lies, whichever member's tests run.
+pub fn workspace() -> &'static Path {
+    root()
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or_else(|| root())
+}
+
+/// The test data in `../shared` beside the repository: `shared("corpus/mcp-tools")`.
+pub fn shared(path: &str) -> std::path::PathBuf {
+    workspace().join("../shared").join(path)
 }
 
 /// `what` is missing: a panic under `CI=true`, else a loud line on stderr and `None`, for
@@ -46,7 +60,7 @@ pub fn proxy_packages(more: &[&str]) -> Option<PathBuf> {
     node_packages(
         "tests/proxy",
         &files,
-        "the npm packages of tests/proxy (npm ci --prefix tests/proxy)",
+        "the npm packages of tests/proxy (npm ci --prefix toolschema-cli/tests/proxy)",
     )
 }
 

@@ -1,13 +1,13 @@
 //! The Python with the pinned MCP SDK that the interop tests run (`bash .ci/run` creates
-//! `.venv` with `mcp==$(cat tests/mcp_client/MCP_SDK_VERSION)`).
+//! `.venv` with `mcp==$(cat toolschema-cli/tests/mcp_client/MCP_SDK_VERSION)`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// The first Python that imports `modules` (a comma-separated list, as `import` takes
-/// it): `$TOOLSCHEMA_MCP_PYTHON`, else `.venv/bin/python` in the crate root.
+/// it): `$TOOLSCHEMA_MCP_PYTHON`, else `.venv/bin/python` in the repository root.
 pub fn find(modules: &str) -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = super::installed::workspace();
     let candidates = std::env::var_os("TOOLSCHEMA_MCP_PYTHON")
         .map(PathBuf::from)
         .into_iter()
@@ -27,7 +27,7 @@ pub fn require(modules: &str) -> PathBuf {
     find(modules).unwrap_or_else(|| {
         panic!(
             "no Python that imports {modules}: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
-             (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
+             (it creates .venv with mcp==$(cat toolschema-cli/tests/mcp_client/MCP_SDK_VERSION))"
         )
     })
 }

@@ -28,7 +28,7 @@ fn python() -> PathBuf {
     }
     panic!(
         "no Python with the MCP SDK: set TOOLSCHEMA_MCP_PYTHON or run `bash .ci/run` \
-         (it creates .venv with mcp==$(cat tests/mcp_client/MCP_SDK_VERSION))"
+         (it creates .venv with mcp==$(cat toolschema-cli/tests/mcp_client/MCP_SDK_VERSION))"
     );
 }
 

@@ -1,5 +1,5 @@
 """Drives the rmcp_weather example (an rmcp server behind ValidatedRouter) with the official
-Python MCP SDK (pinned in tests/mcp_client/MCP_SDK_VERSION at the repository root).
+Python MCP SDK (pinned in toolschema-cli/tests/mcp_client/MCP_SDK_VERSION).
 
 usage: weather_client.py SERVER_BIN CALL_LOG
 
