@@ -60,7 +60,10 @@ fn run(what: &str, program: &Path, args: &[&str], server: &[String]) {
         String::from_utf8_lossy(&out.stderr)
     );
     // (Every check printed a line: the tools' schemas, 5 valid and 7 invalid calls.)
-    assert!(stdout.lines().filter(|l| l.starts_with("ok ")).count() >= 16, "{stdout}");
+    assert!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count() >= 16,
+        "{stdout}"
+    );
 }
 
 #[test]
