@@ -10,13 +10,16 @@
 //! (`/user/address/zip` inside an `anyOf [Address, null]`, `/shape/side` inside a tagged
 //! `oneOf`), never quoting the instance.
 //!
+//! Over stdio and over Streamable HTTP (`serve --http`, `proxy --listen`).
+//!
 //! Runs the binary; the npm packages (tests/proxy) and the `.venv` come from `bash .ci/run`.
 //! Missing locally, the tests say so loudly and skip; with `CI=true` they fail.
 
 mod support;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use support::installed;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
@@ -40,6 +43,78 @@ fn servers(python: &Path) -> [Vec<String>; 2] {
             "dialect_server.py".into(),
             "dialect_tools.json".into(),
         ],
+    ]
+}
+
+/// A server on Streamable HTTP (`ARGS` with `127.0.0.1:0`), killed on drop; the URL is read
+/// from its stderr.
+struct Listening {
+    child: Child,
+    url: String,
+}
+
+impl Listening {
+    fn start(args: &[String]) -> Listening {
+        let mut child = Command::new(&args[0])
+            .current_dir(installed::root().join("tests/proxy"))
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut url = None;
+        let mut line = String::new();
+        while url.is_none() && stderr.read_line(&mut line).unwrap_or(0) > 0 {
+            url = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://127.0.0.1:"))
+                .map(|w| w.trim_end_matches([',', ';', ')']).to_string());
+            line.clear();
+        }
+        let url = url.unwrap_or_else(|| panic!("{args:?} printed no address"));
+        let url = if url.ends_with("/mcp") {
+            url
+        } else {
+            format!("{}/mcp", url.trim_end_matches('/'))
+        };
+        // Keep draining stderr so the server never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Listening { child, url }
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The same two servers on Streamable HTTP.
+fn http_servers(python: &Path) -> [Listening; 2] {
+    let py = python.display().to_string();
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    [
+        Listening::start(&s(&[
+            BIN,
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--tools",
+            "dialect_tools.json",
+        ])),
+        Listening::start(&s(&[
+            BIN,
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+            &py,
+            "dialect_server.py",
+            "dialect_tools.json",
+        ])),
     ]
 }
 
@@ -74,7 +149,9 @@ fn typescript_clients_v1_and_v2_call_every_dialect() {
     let Some(python) = installed::python("mcp.server.lowlevel") else {
         return;
     };
-    for server in servers(&python) {
+    let http = http_servers(&python);
+    let over_http = http.iter().map(|l| vec![l.url.clone()]);
+    for server in servers(&python).into_iter().chain(over_http) {
         for package in ["client-current", "@modelcontextprotocol/sdk"] {
             run(
                 package,
@@ -91,7 +168,9 @@ fn python_client_calls_every_dialect() {
     let Some(python) = installed::python("mcp.server.lowlevel") else {
         return;
     };
-    for server in servers(&python) {
+    let http = http_servers(&python);
+    let over_http = http.iter().map(|l| vec![l.url.clone()]);
+    for server in servers(&python).into_iter().chain(over_http) {
         run(
             "the Python SDK client",
             &python,

@@ -1,7 +1,8 @@
 // A TypeScript SDK client against a server whose tools declare draft-04, draft-07 and
 // 2020-12 schemas, for tests/dialect_interop.rs.
 //
-//   node dialect_client.mjs PACKAGE CALLS_JSON -- COMMAND [ARGS...]
+//   node dialect_client.mjs PACKAGE CALLS_JSON -- COMMAND [ARGS...]    (stdio)
+//   node dialect_client.mjs PACKAGE CALLS_JSON -- http://HOST:PORT/mcp  (Streamable HTTP)
 //
 // PACKAGE: `client-current` (the v2 `@modelcontextprotocol/client`, pinned, whose default
 // validator knows 2020-12 only and refuses a tool whose schema declares another dialect) or
@@ -21,6 +22,7 @@ const calls = JSON.parse(readFileSync(callsFile, 'utf8'));
 const v1 = pkg === '@modelcontextprotocol/sdk';
 const { Client } = await import(v1 ? `${pkg}/client/index.js` : pkg);
 const { StdioClientTransport } = await import(v1 ? `${pkg}/client/stdio.js` : `${pkg}/stdio`);
+const { StreamableHTTPClientTransport } = await import(v1 ? `${pkg}/client/streamableHttp.js` : pkg);
 const require = createRequire(`${process.cwd()}/`);
 const Ajv2020 = require('ajv/dist/2020').default;
 
@@ -30,7 +32,9 @@ function check(name, ok, detail) {
     console.log((ok ? 'ok   ' : 'FAIL ') + name + (ok ? '' : ` -- ${String(JSON.stringify(detail)).slice(0, 600)}`));
 }
 
-const transport = new StdioClientTransport({ command, args: commandArgs, stderr: 'inherit' });
+const transport = command.startsWith('http://')
+    ? new StreamableHTTPClientTransport(new URL(command))
+    : new StdioClientTransport({ command, args: commandArgs, stderr: 'inherit' });
 const client = new Client({ name: 'dialect-client', version: '1.0.0' });
 await client.connect(transport);
 const { tools } = await client.listTools();

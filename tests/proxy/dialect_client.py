@@ -2,7 +2,8 @@
 server whose tools declare draft-04, draft-07 and 2020-12 schemas, for
 tests/dialect_interop.rs.
 
-usage: dialect_client.py CALLS_JSON -- COMMAND [ARGS...]
+usage: dialect_client.py CALLS_JSON -- COMMAND [ARGS...]    (stdio)
+       dialect_client.py CALLS_JSON -- http://HOST:PORT/mcp  (Streamable HTTP)
 
 Checks: every listed schema is a valid 2020-12 schema (`Draft202012Validator.check_schema`)
 and declares no other dialect; every valid call of CALLS_JSON passes (a float-typed `1.0`
@@ -36,7 +37,8 @@ def text_of(result):
 
 
 async def main():
-    params = StdioServerParameters(command=COMMAND, args=ARGS)
+    http = COMMAND.startswith("http://")
+    params = COMMAND if http else StdioServerParameters(command=COMMAND, args=ARGS)
     async with Client(params, cache=None, read_timeout_seconds=60) as c:
         tools = (await c.list_tools()).tools
         check("three tools listed", len(tools) == 3, [t.name for t in tools])
