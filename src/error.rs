@@ -286,15 +286,35 @@ pub enum ErrorKind {
         /// How many matched (0, or more than 1).
         matched: usize,
     },
-    /// `oneOf`/`anyOf` told apart by a tag property: the branch the instance's tag
-    /// selects fails (its errors are this error's causes).
-    SelectedBranch {
-        /// `"oneOf"` or `"anyOf"`.
+    /// `anyOf`/`oneOf` that no branch matches, reported through the branch the instance most
+    /// plausibly meant: that branch's own errors come just before this one, each at its own
+    /// location (`/user/address/zip: must match the pattern ...`), and this error, at the
+    /// union, says which branch that was and why. A union where no branch stands out fails
+    /// with [`AnyOf`](Self::AnyOf) or [`OneOf`](Self::OneOf) instead, every branch's errors
+    /// as its causes.
+    ///
+    /// ```
+    /// use toolschema::{BranchChoice, ErrorKind, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"properties": {"address": {"anyOf": [
+    ///     {"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}}},
+    ///     {"type": "null"}]}}}))?;
+    /// let errors: Vec<_> = schema.iter_errors(&json!({"address": {"zip": "x"}})).collect();
+    /// assert_eq!(errors[0].to_string(), "/address/zip: must match the pattern \"^[0-9]{5}$\"");
+    /// assert!(matches!(errors[1].kind(),
+    ///     ErrorKind::ClosestBranch { branch: 0, choice: BranchChoice::Type, .. }));
+    /// # Ok::<(), toolschema::SchemaError>(())
+    /// ```
+    ClosestBranch {
+        /// `"anyOf"` or `"oneOf"`.
         keyword: &'static str,
-        /// The tag property, as the schema names it.
-        property: Arc<str>,
-        /// The selected branch's index.
+        /// The chosen branch's index.
         branch: usize,
+        /// How many branches there are.
+        branches: usize,
+        /// Why this branch.
+        choice: BranchChoice,
     },
     /// `contentEncoding` (when content asserts): the string is not in that encoding.
     ContentEncoding {
@@ -345,11 +365,29 @@ impl ErrorKind {
             ErrorKind::Not => "not",
             ErrorKind::AnyOf { .. } => "anyOf",
             ErrorKind::OneOf { .. } => "oneOf",
-            ErrorKind::SelectedBranch { keyword, .. } => keyword,
+            ErrorKind::ClosestBranch { keyword, .. } => keyword,
             ErrorKind::ContentEncoding { .. } => "contentEncoding",
             ErrorKind::ContentMediaType { .. } => "contentMediaType",
         }
     }
+}
+
+/// Why [`ErrorKind::ClosestBranch`] reports the branch it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BranchChoice {
+    /// The branches are told apart by a tag property (a `const` or `enum` per branch), and
+    /// the instance's tag selects this one.
+    Tag {
+        /// The tag property, as the schema names it.
+        property: Arc<str>,
+    },
+    /// Every other branch rejects the value itself (its type, or the one literal it allows):
+    /// the non-null member of an optional, the object member of `string | object`.
+    Type,
+    /// Of the branches that admit the value's type, this one got furthest into it (its
+    /// errors lie deepest, then are fewest).
+    Deepest,
 }
 
 /// Schema text quoted in a one-line message, shortened past 120 characters.
@@ -596,15 +634,33 @@ impl fmt::Display for ErrorKind {
                     plural(*branches as u64, "schema", "schemas")
                 )
             }
-            ErrorKind::SelectedBranch {
+            ErrorKind::ClosestBranch {
                 keyword,
-                property,
                 branch,
-            } => write!(
-                f,
-                "the {} property selects branch /{keyword}/{branch}, which does not match",
-                Quoted(property)
-            ),
+                branches,
+                choice,
+            } => {
+                match choice {
+                    _ if *branches == 1 => write!(f, "does not match /{keyword}/0")?,
+                    BranchChoice::Tag { property } => write!(
+                        f,
+                        "the {} property selects branch /{keyword}/{branch}, which does not match",
+                        Quoted(property)
+                    )?,
+                    BranchChoice::Type => write!(
+                        f,
+                        "matches none of the {branches} schemas under \"{keyword}\"; \
+                         /{keyword}/{branch} is the only one that admits this type of value"
+                    )?,
+                    BranchChoice::Deepest => write!(
+                        f,
+                        "matches none of the {branches} schemas under \"{keyword}\"; \
+                         /{keyword}/{branch} comes closest, the other {} fail sooner",
+                        branches - 1
+                    )?,
+                }
+                f.write_str(" (its errors are listed above)")
+            }
             ErrorKind::OneOf { branches, matched } => {
                 if *matched == 0 {
                     write!(

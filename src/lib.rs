@@ -56,7 +56,9 @@ mod schema;
 pub mod upgrade;
 mod validate;
 
-pub use error::{ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors};
+pub use error::{
+    BranchChoice, ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors,
+};
 pub use flat::{ParseError as JsonError, ParseErrorKind as JsonErrorKind};
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;

@@ -101,7 +101,81 @@ impl std::error::Error for UpgradeError {}
 /// An [`UpgradeError`] when 2020-12 has no exact equivalent, or the schema is malformed
 /// where the upgrade must read it.
 pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeError> {
+    upgrade_reading(schema, default_draft, false).map(|(v, _)| v)
+}
+
+/// A tool schema as MCP clients are shown it, and as it is then enforced: see [`for_listing`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Listing {
+    /// The schema is already 2020-12 (it declares no `$schema`, or 2020-12's): shown as it is.
+    Unchanged,
+    /// The schema declares an older draft: shown, and enforced, as this 2020-12 schema (its
+    /// `$schema` dropped: 2020-12 is what MCP clients read a schema without one as).
+    Upgraded {
+        /// The 2020-12 schema.
+        schema: Value,
+        /// Where the original has a draft-04 `"type": "integer"`, now read as 2020-12's
+        /// `integer`, which also admits a number written with a zero fraction (`1.0`), as
+        /// every later draft does. Empty when the upgrade is exact.
+        widened: Vec<String>,
+    },
+    /// No 2020-12 schema says the same: shown, and enforced, as declared (its `$schema`
+    /// kept, so a client sees which dialect it is in).
+    AsDeclared(UpgradeError),
+}
+
+/// The one listing rule for tool schemas (`serve`, `serve --http`, the proxy, the library's
+/// `Server`): what a client is shown is exactly what is then enforced.
+///
+/// MCP clients read schemas as 2020-12. A schema declaring draft-04, -06, -07 or 2019-09 is
+/// [`upgrade`]d, and the upgraded schema is both listed and compiled for validation. The one
+/// difference 2020-12 cannot express, draft-04's `"integer"` refusing `1.0`, is widened:
+/// the listing says `"integer"`, which a 2020-12 client reads as admitting `1.0`, so `1.0`
+/// is accepted (Python clients send `1.0` for a float-typed `1`). Any other schema without
+/// an exact 2020-12 form is listed and enforced as declared.
+///
+/// ```
+/// use toolschema::upgrade::{for_listing, Listing};
+/// use serde_json::json;
+///
+/// let d4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+///                 "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMinimum": true}}});
+/// let Listing::Upgraded { schema, widened } = for_listing(&d4) else { panic!() };
+/// assert_eq!(schema, json!({"properties": {"n": {"type": "integer", "exclusiveMinimum": 0}}}));
+/// assert_eq!(widened, ["/properties/n/type"]);
+/// assert_eq!(for_listing(&json!({"type": "object"})), Listing::Unchanged);
+/// ```
+pub fn for_listing(schema: &Value) -> Listing {
+    let declared = match schema.get("$schema") {
+        None => return Listing::Unchanged,
+        Some(s) => match declared_draft(s, "/$schema") {
+            Ok(Draft::Draft202012) => return Listing::Unchanged,
+            Ok(d) => d,
+            Err(e) => return Listing::AsDeclared(e),
+        },
+    };
+    match upgrade_reading(schema, declared, true) {
+        Ok((mut schema, widened)) => {
+            if let Value::Object(m) = &mut schema {
+                m.remove("$schema");
+            }
+            Listing::Upgraded { schema, widened }
+        }
+        Err(e) => Listing::AsDeclared(e),
+    }
+}
+
+/// [`upgrade`], reading draft-04 `"integer"` as 2020-12's when `widen_integers` (the places
+/// where it did are returned).
+fn upgrade_reading(
+    schema: &Value,
+    default_draft: Draft,
+    widen_integers: bool,
+) -> Result<(Value, Vec<String>), UpgradeError> {
     let mut up = Upgrader {
+        widen_integers,
+        widened: Vec::new(),
         resources: HashMap::new(),
         refs: Vec::new(),
         anchors: Vec::new(),
@@ -175,7 +249,7 @@ pub fn upgrade(schema: &Value, default_draft: Draft) -> Result<Value, UpgradeErr
     if let Value::Object(map) = &mut out {
         map.insert("$schema".into(), Value::String(DRAFT_2020_12.into()));
     }
-    Ok(out)
+    Ok((out, up.widened))
 }
 
 /// A schema resource of the original document.
@@ -205,6 +279,10 @@ struct PendingRef {
 }
 
 struct Upgrader<'a> {
+    /// Read draft-04 `"integer"` as 2020-12's (see [`for_listing`]).
+    widen_integers: bool,
+    /// Where it did.
+    widened: Vec<String>,
     resources: HashMap<String, Resource<'a>>,
     refs: Vec<PendingRef>,
     anchors: Vec<String>,
@@ -702,11 +780,15 @@ impl<'a> Upgrader<'a> {
                         _ => vec![],
                     };
                     if names.contains(&"integer") && !names.contains(&"number") {
-                        return Err(UpgradeError::new(
-                            &pointer::join(&ctx.path, &["type"]),
-                            "draft-04 \"integer\" refuses numbers written with a fraction such as 1.0, \
-                             which 2020-12 cannot tell from 1: no exact equivalent",
-                        ));
+                        let at = pointer::join(&ctx.path, &["type"]);
+                        if !self.widen_integers {
+                            return Err(UpgradeError::new(
+                                &at,
+                                "draft-04 \"integer\" refuses numbers written with a fraction such as 1.0, \
+                                 which 2020-12 cannot tell from 1: no exact equivalent",
+                            ));
+                        }
+                        self.widened.push(at);
                     }
                     out.insert(kw.into(), v.clone());
                 }
@@ -802,7 +884,8 @@ impl<'a> Upgrader<'a> {
     fn reads_alike(&mut self, target: &Value, draft: Draft, base: &str) -> bool {
         let key = (std::ptr::from_ref(target) as usize, draft, base.to_string());
         *self.alike.entry(key).or_insert_with(|| {
-            upgrade_fragment(target, draft, base, &mut self.budget).as_ref() == Some(target)
+            let widen = self.widen_integers;
+            upgrade_fragment(target, draft, base, &mut self.budget, widen).as_ref() == Some(target)
         })
     }
 
@@ -991,8 +1074,16 @@ fn decode_segment(raw: &str) -> Option<String> {
 }
 
 /// `schema` upgraded alone (no `$schema` added), or `None` when it cannot be.
-fn upgrade_fragment(schema: &Value, draft: Draft, base: &str, budget: &mut usize) -> Option<Value> {
+fn upgrade_fragment(
+    schema: &Value,
+    draft: Draft,
+    base: &str,
+    budget: &mut usize,
+    widen_integers: bool,
+) -> Option<Value> {
     let mut up = Upgrader {
+        widen_integers,
+        widened: Vec::new(),
         resources: HashMap::new(),
         refs: Vec::new(),
         anchors: Vec::new(),

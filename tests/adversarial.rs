@@ -1093,8 +1093,10 @@ fn large_instances_are_not_cut_short_by_the_step_budget() {
         || {
             assert!(!schema.is_valid(&instance));
             let errors = schema.validate(&instance).unwrap_err();
+            // (The branch that got furthest reports, at the member: see closest_branch.rs.)
             let e = errors.iter().next().unwrap();
-            assert_eq!(*e.kind(), ErrorKind::AnyOf { branches: 2 });
+            assert_eq!(e.instance_location(), format!("/{}/a", n - 1));
+            assert!(matches!(e.kind(), ErrorKind::Minimum { .. }), "{e:?}");
         },
     );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use toolschema::mcp::contract::check_arguments;
-use toolschema::{ErrorKind, Options, Schema};
+use toolschema::{BranchChoice, ErrorKind, Options, Schema};
 
 fn schema(keyword: &str) -> Schema {
     Options::new()
@@ -48,17 +48,19 @@ fn the_selected_branch_and_its_errors_are_reported() {
         let text = report(&s, json!({"op": {"kind": "close", "code": 5}}));
         assert!(text.contains("/op/code: must be at least 1000"), "{text}");
 
-        // The error as the library gives it: the branch's errors are the causes.
+        // The error as the library gives it: the branch's errors first, at their own
+        // locations, then the line that names the branch.
         let errors: Vec<_> = s.iter_errors(&json!({"op": {"kind": "listen"}})).collect();
-        assert_eq!(errors.len(), 1);
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors[0].message(), "missing required property \"port\"");
         assert!(matches!(
-            errors[0].kind(),
-            ErrorKind::SelectedBranch { branch: 1, .. }
+            errors[1].kind(),
+            ErrorKind::ClosestBranch {
+                branch: 1,
+                choice: BranchChoice::Tag { .. },
+                ..
+            }
         ));
-        assert_eq!(
-            errors[0].causes()[0].message(),
-            "missing required property \"port\""
-        );
     }
 }
 
@@ -81,11 +83,15 @@ fn an_unknown_tag_lists_the_allowed_values_from_the_schema() {
 }
 
 #[test]
-fn unions_without_a_deciding_tag_report_as_before() {
+fn unions_without_a_deciding_tag() {
     let s = Options::new()
         .compile(&json!({"oneOf": [{"type": "string"}, {"type": "integer", "maximum": 3}]}))
         .unwrap();
+    // Without a tag, the one branch whose type admits the value speaks (see
+    // tests/closest_branch.rs); with none, the union as before.
     let errors: Vec<_> = s.iter_errors(&json!(9)).collect();
+    assert_eq!(errors[0].to_string(), "/: must be at most 3", "{errors:?}");
+    let errors: Vec<_> = s.iter_errors(&json!(true)).collect();
     assert!(
         matches!(errors[0].kind(), ErrorKind::OneOf { .. }),
         "{errors:?}"

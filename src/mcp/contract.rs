@@ -89,8 +89,15 @@ pub struct Violations {
 impl Violations {
     fn collect(schema: &Schema, tool: &str, direction: Direction, instance: &Value) -> Violations {
         let mut items: Vec<Violation> = Vec::new();
+        // (A union's chosen branch reports its own errors first, at their own locations:
+        // see `ErrorKind::ClosestBranch`.)
         for e in schema.iter_errors(instance) {
-            push_flat(&e, &mut items);
+            items.push(Violation {
+                location: e.instance_location().to_string(),
+                keyword: e.kind().keyword().to_string(),
+                reason: e.message(),
+                schema_location: e.keyword_location().to_string(),
+            });
             if items.len() > MAX_REPORTED_ERRORS {
                 break;
             }
@@ -184,25 +191,6 @@ impl Violations {
     }
 }
 
-/// Lists `e`, then, when it is the branch a tag selects, that branch's own errors: they
-/// are what the caller can fix.
-fn push_flat(e: &crate::ValidationError, items: &mut Vec<Violation>) {
-    items.push(Violation {
-        location: e.instance_location().to_string(),
-        keyword: e.kind().keyword().to_string(),
-        reason: e.message(),
-        schema_location: e.keyword_location().to_string(),
-    });
-    if matches!(e.kind(), crate::ErrorKind::SelectedBranch { .. }) {
-        for cause in e.causes() {
-            if items.len() > MAX_REPORTED_ERRORS {
-                return;
-            }
-            push_flat(cause, items);
-        }
-    }
-}
-
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -212,6 +200,45 @@ impl fmt::Display for Violations {
             self.direction.as_str(),
             self.lines().join("; ")
         )
+    }
+}
+
+/// A `Tool` object with its schemas as clients are shown them under the one listing rule
+/// ([`upgrade::for_listing`](crate::upgrade::for_listing)): an `inputSchema` or
+/// `outputSchema` declaring an older draft becomes its 2020-12 form. `None` when nothing
+/// changes. Build the [`CheckedTool`] that enforces calls from the same view, so that what
+/// is listed is what is enforced (the proxy and `serve` both do).
+///
+/// ```
+/// use toolschema::mcp::contract::{CheckedTool, listing_view};
+/// use serde_json::json;
+///
+/// let tool = json!({"name": "add", "inputSchema": {
+///     "$schema": "http://json-schema.org/draft-04/schema#",
+///     "type": "object", "properties": {"a": {"type": "integer"}}}});
+/// let shown = listing_view(&tool).expect("draft-04 is shown as 2020-12");
+/// assert_eq!(shown["inputSchema"], json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
+/// // Enforced as shown: 2020-12's `integer` admits 1.0.
+/// let checked = CheckedTool::from_json(&shown, &toolschema::Options::new());
+/// assert!(checked.input_schema().unwrap().is_valid(&json!({"a": 1.0})));
+/// ```
+pub fn listing_view(tool: &Value) -> Option<Value> {
+    let mut t = tool.as_object()?.clone();
+    let mut changed = false;
+    for key in ["inputSchema", "outputSchema"] {
+        if let Some(up) = t.get(key).and_then(listed_schema) {
+            t.insert(key.into(), up);
+            changed = true;
+        }
+    }
+    changed.then_some(Value::Object(t))
+}
+
+/// One schema under the listing rule; `None` when it is shown (and enforced) as it is.
+pub(crate) fn listed_schema(schema: &Value) -> Option<Value> {
+    match crate::upgrade::for_listing(schema) {
+        crate::upgrade::Listing::Upgraded { schema, .. } => Some(schema),
+        _ => None,
     }
 }
 

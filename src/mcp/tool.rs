@@ -471,13 +471,16 @@ impl ToolBuilder {
         self
     }
 
-    /// Sets the input schema (its root describes the arguments object).
+    /// Sets the input schema (its root describes the arguments object). A schema declaring
+    /// an older draft is listed and enforced as its 2020-12 form
+    /// ([`crate::upgrade::for_listing`]).
     pub fn input_schema(mut self, schema: Value) -> ToolBuilder {
         self.input = schema;
         self
     }
 
-    /// Sets the output schema that `structuredContent` must match.
+    /// Sets the output schema that `structuredContent` must match (listed as
+    /// [`input_schema`](Self::input_schema) says).
     pub fn output_schema(mut self, schema: Value) -> ToolBuilder {
         self.output = Some(schema);
         self
@@ -509,7 +512,9 @@ impl ToolBuilder {
         if let Some(e) = self.error {
             return Err(err(e));
         }
-        let Value::Object(mut input_obj) = self.input else {
+        // The one listing rule: a schema in an older draft is listed, and enforced, as 2020-12.
+        let listed = |v: Value| super::contract::listed_schema(&v).unwrap_or(v);
+        let Value::Object(mut input_obj) = listed(self.input) else {
             return Err(err("inputSchema must be a JSON object".into()));
         };
         match input_obj.get("type") {
@@ -526,7 +531,7 @@ impl ToolBuilder {
         let input_json = Value::Object(input_obj);
         let input = compile(&input_json)
             .map_err(|e| err(format!("inputSchema: {}", describe(&input_json, &e))))?;
-        let (output_json, output_wrapped, output) = match self.output {
+        let (output_json, output_wrapped, output) = match self.output.map(listed) {
             None => (None, None, None),
             Some(Value::Object(mut o)) => {
                 let is_object = default_output_root(&mut o);

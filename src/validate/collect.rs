@@ -22,6 +22,9 @@ pub(crate) trait Collector {
         causes: Vec<ValidationError>,
     );
 
+    /// Records errors a branch collector built (see `closest`), in order.
+    fn extend(&mut self, errors: Vec<ValidationError>);
+
     /// Whether the collector wants no more errors.
     fn full(&self) -> bool;
 
@@ -91,6 +94,8 @@ impl Collector for FailFast {
     ) {
     }
     #[inline(always)]
+    fn extend(&mut self, _: Vec<ValidationError>) {}
+    #[inline(always)]
     fn full(&self) -> bool {
         true
     }
@@ -134,6 +139,15 @@ impl Collector for Errors {
         let locations = location::error_locations(c, ctx.path, child, ctx.hop, node, name);
         self.errors
             .push(ValidationError::new(locations, kind, causes));
+    }
+
+    fn extend(&mut self, errors: Vec<ValidationError>) {
+        for e in errors {
+            self.seen += 1;
+            if self.seen > self.skip && self.errors.len() < self.max {
+                self.errors.push(e);
+            }
+        }
     }
 
     fn full(&self) -> bool {
@@ -220,6 +234,11 @@ impl Collector for Outcome {
             self.errors
                 .push(ValidationError::new(locations, kind, causes));
         }
+    }
+
+    fn extend(&mut self, errors: Vec<ValidationError>) {
+        // (Their locations were counted against the output budget when the branch built them.)
+        self.errors.extend(errors);
     }
 
     fn full(&self) -> bool {

@@ -285,41 +285,50 @@ impl<'c, 'a, I: Instance<'a>> Dispatched<'c, 'a, I> {
 }
 
 /// Evaluates every branch keeping the annotations of those that match: (matches, the
-/// errors of the others).
+/// errors of each branch, in order; empty for those that matched).
 pub(super) fn annotate_branches<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     children: &[NodeId],
     instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
-) -> (usize, Vec<ValidationError>) {
+) -> (usize, Vec<Vec<ValidationError>>) {
     let mut matched = 0;
-    let mut causes = Vec::new();
+    let mut each = Vec::with_capacity(children.len());
     for child in children {
         let mut branch = col.branch();
         if eval(c, *child, instance, ctx, &mut branch) {
             matched += 1;
             col.absorb(branch);
+            each.push(Vec::new());
         } else {
-            causes.extend(branch.take());
+            each.push(branch.take());
         }
     }
-    (matched, causes)
+    (matched, each)
 }
 
-/// The errors of every branch, for an `anyOf`/`oneOf` that none matched.
-pub(super) fn branch_errors<'a, I: Instance<'a>, C: Collector>(
+/// The failure of a union none of whose branches matched, when every branch was evaluated
+/// (`evaluate`): through the closest branch, as `iter_errors` reports it.
+#[allow(clippy::too_many_arguments)]
+fn none_matched<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
-    children: &[NodeId],
+    node: NodeId,
+    k: usize,
+    span: crate::schema::Span,
     instance: I,
     ctx: Ctx<'_>,
-    col: &C,
-) -> Vec<ValidationError> {
-    let mut branch = col.branch();
-    for child in children {
-        eval(c, *child, instance, ctx, &mut branch);
+    col: &mut C,
+    each: Vec<Vec<ValidationError>>,
+    fallback: ErrorKind,
+) -> bool {
+    match tagged::decide(c, node, k, span, instance, ctx, col) {
+        tagged::Tagged::Reported => false,
+        tagged::Tagged::Selects(branch, property) if branch < each.len() => {
+            closest::report_tagged(c, node, k, ctx, col, each, branch, property)
+        }
+        _ => closest::report_branches(c, node, k, ctx, col, each, fallback),
     }
-    branch.take()
 }
 
 /// `allOf` in the keyword loop: every branch, each reported.
@@ -357,24 +366,13 @@ pub(super) fn any_of_reported<'a, I: Instance<'a>, C: Collector>(
         branches: children.len(),
     };
     if C::ANNOTATE {
-        let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-        return matched > 0 || fail!(col, c, ctx, node, k, kind, causes);
+        let (matched, each) = annotate_branches(c, children, instance, ctx, col);
+        return matched > 0 || none_matched(c, node, k, span, instance, ctx, col, each, kind);
     }
     if any_of(c, span, instance, ctx) {
         return true;
     }
-    if tagged::report(c, node, k, span, instance, ctx, col) {
-        return false;
-    }
-    fail!(
-        col,
-        c,
-        ctx,
-        node,
-        k,
-        kind,
-        branch_errors(c, children, instance, ctx, col)
-    )
+    closest::report(c, node, k, span, instance, ctx, col, kind)
 }
 
 /// `oneOf` in the keyword loop, as `any_of_reported`; the branches' errors are the
@@ -392,30 +390,29 @@ pub(super) fn one_of_reported<'a, I: Instance<'a>, C: Collector>(
 ) -> bool {
     let children = c.node_list(span);
     if C::ANNOTATE {
-        let (matched, causes) = annotate_branches(c, children, instance, ctx, col);
-        let causes = if matched == 0 { causes } else { Vec::new() };
+        let (matched, each) = annotate_branches(c, children, instance, ctx, col);
         let kind = ErrorKind::OneOf {
             branches: children.len(),
             matched,
         };
-        return matched == 1 || fail!(col, c, ctx, node, k, kind, causes);
+        return match matched {
+            1 => true,
+            0 => none_matched(c, node, k, span, instance, ctx, col, each, kind),
+            _ => fail!(col, c, ctx, node, k, kind),
+        };
     }
     let matched = one_of_matches(c, span, instance, ctx);
     if matched == 1 {
         return true;
     }
-    if matched == 0 && tagged::report(c, node, k, span, instance, ctx, col) {
-        return false;
-    }
     let kind = ErrorKind::OneOf {
         branches: children.len(),
         matched,
     };
-    let causes = |col: &C| match matched {
-        0 => branch_errors(c, children, instance, ctx, col),
-        _ => Vec::new(),
-    };
-    fail!(col, c, ctx, node, k, kind, causes(col))
+    if matched == 0 {
+        return closest::report(c, node, k, span, instance, ctx, col, kind);
+    }
+    fail!(col, c, ctx, node, k, kind)
 }
 
 /// `if`/`then`/`else` in the keyword loop: the condition decides which branch is

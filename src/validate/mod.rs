@@ -569,6 +569,7 @@ pub(crate) fn dynamic_target(c: &Compiled, i: DynamicRefId, scope: &Scope<'_>) -
 }
 
 mod array;
+mod closest;
 mod collect;
 mod eval;
 mod logic;

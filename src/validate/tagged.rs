@@ -10,17 +10,28 @@
 //! (`schema::Dispatch`): nothing is computed here until an error is reported.
 
 use super::location::Seg;
-use super::{Collector, Ctx, eval};
+use super::{Collector, Ctx};
 use crate::error::ErrorKind;
 use crate::flat::Instance;
 use crate::json;
 use crate::schema::{Compiled, Filter, NodeId, Span};
 use serde_json::Value;
+use std::sync::Arc;
 
-/// Reports the failure of the `oneOf`/`anyOf` keyword `k` of `node` (its branches in
-/// `span`, none of which matched `instance`) through its tag, when it has one and the tag
-/// tells: answers `false` (nothing reported) otherwise, and always when failing fast.
-pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
+/// What a union's tag tells about its failure.
+pub(super) enum Tagged {
+    /// The tag selects this branch (the tag property named).
+    Selects(usize, Arc<str>),
+    /// The tag is missing or selects no branch: reported (the allowed values listed).
+    Reported,
+    /// No tag, or it does not decide.
+    Undecided,
+}
+
+/// What the tag of the `oneOf`/`anyOf` keyword `k` of `node` (its branches in `span`, none
+/// of which matched `instance`) tells, reporting a missing or unknown tag. Always
+/// `Undecided` when failing fast.
+pub(super) fn decide<'a, I: Instance<'a>, C: Collector>(
     c: &Compiled,
     node: NodeId,
     k: usize,
@@ -28,17 +39,16 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
     instance: I,
     ctx: Ctx<'_>,
     col: &mut C,
-) -> bool {
+) -> Tagged {
     if C::FAIL_FAST {
-        return false;
+        return Tagged::Undecided;
     }
     let Some(o) = instance.as_object() else {
-        return false;
+        return Tagged::Undecided;
     };
     let Some((d, summary)) = c.dispatch_of(span) else {
-        return false;
+        return Tagged::Undecided;
     };
-    let children = c.node_list(span);
     let found = json::lookup_key_in(o, &d.property, summary);
     let mut selected = d
         .filters
@@ -47,24 +57,7 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
         .filter(|(_, f)| f.admits(found))
         .map(|(j, _)| j);
     match (selected.next(), selected.next()) {
-        (Some(j), None) => {
-            let Some(&child) = children.get(j) else {
-                return false;
-            };
-            let mut branch = col.branch();
-            eval(c, child, instance, ctx, &mut branch);
-            let kind = ErrorKind::SelectedBranch {
-                keyword: if c.keyword_names[k] == "anyOf" {
-                    "anyOf"
-                } else {
-                    "oneOf"
-                },
-                property: d.property.clone(),
-                branch: j,
-            };
-            col.error(c, ctx, node, k, None, kind, branch.take());
-            true
-        }
+        (Some(j), None) => Tagged::Selects(j, d.property.clone()),
         (None, _) => {
             // The tag values the branches accept, when every branch lists its own.
             let mut allowed: Vec<Value> = Vec::new();
@@ -81,11 +74,11 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
                             }
                         }
                     }
-                    Filter::Accept { values: None, .. } => return false,
+                    Filter::Accept { values: None, .. } => return Tagged::Undecided,
                 }
             }
             if allowed.is_empty() {
-                return false;
+                return Tagged::Undecided;
             }
             match found {
                 None => {
@@ -100,9 +93,9 @@ pub(super) fn report<'a, I: Instance<'a>, C: Collector>(
                     col.error(c, ctx, node, k, at, kind, Vec::new());
                 }
             }
-            true
+            Tagged::Reported
         }
         // Several branches accept the tag: it does not decide.
-        (Some(_), Some(_)) => false,
+        (Some(_), Some(_)) => Tagged::Undecided,
     }
 }

@@ -5,9 +5,10 @@
 //!
 //! Everything passes unchanged except:
 //! - `tools/list` results (every page, and again after `notifications/tools/list_changed`):
-//!   each tool's schemas are compiled under their declared dialect; a tool whose schema does
-//!   not compile is reported and passed unchecked (or hidden); with `upgrade_schemas` a
-//!   schema declaring an older draft is shown as 2020-12 when that means the same; an output
+//!   with `upgrade_schemas` (the default) each tool is shown under the one listing rule
+//!   ([`contract::listing_view`](super::contract::listing_view): older drafts as 2020-12)
+//!   and its schemas are compiled as shown, so what is listed is what is enforced; a tool
+//!   whose schema does not compile is reported and passed unchecked (or hidden); an output
 //!   schema whose root is not an object is wrapped for clients before 2026-07-28;
 //! - `tools/call` requests: invalid arguments are refused before they reach the server,
 //!   the way the negotiated version expects;
@@ -48,7 +49,6 @@
 //! assert!(!refused.iter().any(|a| matches!(a, Action::Forward | Action::Send(Peer::Server, _))));
 //! ```
 
-mod dialect;
 mod fast;
 mod http;
 mod stdio;
@@ -84,8 +84,9 @@ pub struct ContractOptions {
     /// Leave tools whose schema does not compile out of `tools/list` (default: list them,
     /// unchecked).
     pub hide_broken_tools: bool,
-    /// Show a schema declaring draft-04, -06, -07 or 2019-09 as 2020-12 when it means the
-    /// same (default on).
+    /// Show a schema declaring draft-04, -06, -07 or 2019-09 as 2020-12, and enforce it as
+    /// shown ([`crate::upgrade::for_listing`]; default on). Off, every schema is shown and
+    /// enforced as declared.
     pub upgrade_schemas: bool,
     /// What a result that breaks its output schema becomes.
     pub on_bad_output: OutputPolicy,
@@ -950,7 +951,13 @@ impl Contract {
         let tools = result.get("tools").and_then(Value::as_array)?;
         let mut shown = Vec::with_capacity(tools.len());
         let mut changed = false;
-        for t in tools {
+        for original in tools {
+            // The one listing rule: the schemas are checked as they are shown.
+            let view = match self.options.upgrade_schemas {
+                true => super::contract::listing_view(original),
+                false => None,
+            };
+            let t = view.as_ref().unwrap_or(original);
             let checked = CheckedTool::from_json(t, &self.options.schema_options);
             let hidden = self.options.hide_broken_tools && !checked.problems().is_empty();
             for p in checked.problems() {
@@ -970,7 +977,10 @@ impl Contract {
                         changed = true;
                         shown.push(v);
                     }
-                    None => shown.push(t.clone()),
+                    None => {
+                        changed |= view.is_some();
+                        shown.push(t.clone());
+                    }
                 }
             }
             if let Some(l) = listing.as_deref_mut() {
@@ -995,14 +1005,6 @@ impl Contract {
     fn client_view(&self, tool: &Value, wrap: bool) -> Option<Value> {
         let mut t = tool.as_object()?.clone();
         let mut changed = false;
-        if self.options.upgrade_schemas {
-            for key in ["inputSchema", "outputSchema"] {
-                if let Some(up) = t.get(key).and_then(dialect::upgrade_for_client) {
-                    t.insert(key.into(), up);
-                    changed = true;
-                }
-            }
-        }
         if wrap && let Some(Value::Object(o)) = t.get("outputSchema") {
             let mut o = o.clone();
             toolschema::mcp::contract::default_output_root(&mut o);
