@@ -6,7 +6,7 @@
 //! Everything passes unchanged except:
 //! - `tools/list` results (every page, and again after `notifications/tools/list_changed`):
 //!   with `upgrade_schemas` (the default) each tool is shown under the one listing rule
-//!   ([`contract::listing_view`](super::contract::listing_view): older drafts as 2020-12)
+//!   ([`contract::listing_view`](toolschema::mcp::contract::listing_view): older drafts as 2020-12)
 //!   and its schemas are compiled as shown, so what is listed is what is enforced; a tool
 //!   whose schema does not compile is reported and passed unchecked (or hidden); an output
 //!   schema whose root is not an object is wrapped for clients before 2026-07-28;
@@ -85,7 +85,7 @@ pub struct ContractOptions {
     /// unchecked).
     pub hide_broken_tools: bool,
     /// Show a schema declaring draft-04, -06, -07 or 2019-09 as 2020-12, and enforce it as
-    /// shown ([`crate::upgrade::for_listing`]; default on). Off, every schema is shown and
+    /// shown ([`toolschema::upgrade::for_listing`]; default on). Off, every schema is shown and
     /// enforced as declared.
     pub upgrade_schemas: bool,
     /// What a result that breaks its output schema becomes.
@@ -954,7 +954,7 @@ impl Contract {
         for original in tools {
             // The one listing rule: the schemas are checked as they are shown.
             let view = match self.options.upgrade_schemas {
-                true => super::contract::listing_view(original),
+                true => toolschema::mcp::contract::listing_view(original),
                 false => None,
             };
             let t = view.as_ref().unwrap_or(original);
