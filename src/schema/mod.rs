@@ -916,17 +916,7 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn validate(&self, instance: &Value) -> Result<(), crate::ValidationErrors> {
-        // Most instances are valid: the fail-fast pass answers them with no allocation,
-        // and costs an invalid one little (it stops at the first failure).
-        if crate::validate::is_valid(&self.compiled, instance) {
-            return Ok(());
-        }
-        let errors = crate::validate::collect_errors(&self.compiled, instance, 0, usize::MAX);
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::ValidationErrors::new(errors))
-        }
+        self.validate_instance(instance)
     }
 
     /// Every error of `instance`, by the reporting path alone: without the `is_valid` pass
