@@ -18,6 +18,9 @@ use toolschema::flat::{self, Array, Instance, Kind, Object};
 /// As deep as the text path reads (`flat::DEFAULT_MAX_DEPTH` arrays and objects): the
 /// walk recurses, and a cycle is found when it passes this bound.
 const MAX_DEPTH: usize = flat::DEFAULT_MAX_DEPTH as usize;
+/// The most values one call reads: 2^26, as the Ruby gem (a JSON text that long is over
+/// 128 MiB); a value past it is refused, never walked for hours.
+const MAX_VALUES: usize = 1 << 26;
 
 /// One value of the arena.
 #[derive(Clone, Copy)]
@@ -221,8 +224,13 @@ impl Reader<'_> {
 
     fn push(&mut self, slot: Slot) -> Result<u32, Stop> {
         let index = self.tree.slots.len();
-        if index >= u32::MAX as usize {
-            return Err(Stop::Value("the value is too large to validate".into()));
+        // An object may hold the same object many times (`[x, x]` nested 60 deep is tiny
+        // in memory): read as JSON.stringify writes it, the count, not the depth, must
+        // stop it before it runs for hours.
+        if index >= MAX_VALUES {
+            return Err(Stop::Value(format!(
+                "the value has more than {MAX_VALUES} values (an object held more than once counts each time) and cannot be validated"
+            )));
         }
         self.tree.slots.push(slot);
         self.tree.count += 1;

@@ -116,6 +116,11 @@ test('hostile values get clear errors and the validator keeps working', () => {
   let deep = {}
   for (let i = 0; i < 100000; i++) deep = { d: deep }
   assert.throws(() => v.isValid(deep), /nests deeper than 127/)
+  // 60 levels of [x, x]: 120 arrays in memory, 2^60 values as JSON.stringify writes them;
+  // refused by count, promptly, never walked.
+  let shared = []
+  for (let i = 0; i < 60; i++) shared = [shared, shared]
+  assert.throws(() => v.isValid(shared), /more than 67108864 values/)
   assert.throws(() => v.isValidJson('['.repeat(100000) + ']'.repeat(100000)), /not JSON/)
   // A getter or toJSON that throws: its own exception, unchanged.
   const boom = new Error('from the getter')

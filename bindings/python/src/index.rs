@@ -24,6 +24,9 @@ use toolschema::flat::{Array, Instance, Kind, Object};
 /// The deepest nesting of arrays and objects an instance may have: the same cap as the
 /// JSON text path (`is_valid_json`), so both paths answer alike.
 pub const MAX_DEPTH: usize = toolschema::flat::DEFAULT_MAX_DEPTH as usize;
+/// The most values one call reads: 2^26, as the Ruby gem (a JSON text that long is over
+/// 128 MiB); a value past it is refused, never walked for hours.
+pub const MAX_VALUES: usize = 1 << 26;
 
 /// Objects of more entries than this are searched through a sorted index of their keys.
 const LARGE_OBJECT: usize = 32;
@@ -496,8 +499,13 @@ impl Walk<'_, '_> {
     /// Reserves `n` slots side by side; their first.
     fn reserve(&mut self, n: usize) -> Result<usize, NotJson> {
         let first = self.index.slots.len();
-        if first + n > u32::MAX as usize {
-            return Err(out_of_range("more than 4,294,967,295 values"));
+        // A container may hold the same list or dict many times (`[x, x]` nested 60 deep
+        // is tiny in memory): the walk reads it as JSON would write it out, so the count,
+        // not the depth, is what must stop it before it runs for hours.
+        if first + n > MAX_VALUES {
+            return Err(out_of_range(format!(
+                "more than {MAX_VALUES} values (a container held more than once counts each time)"
+            )));
         }
         self.index.slots.resize(first + n, EMPTY);
         Ok(first)

@@ -38,6 +38,19 @@ def test_cycles_named_as_such():
         toolschema.Validator({}).validate(d)
 
 
+def test_shared_containers_are_bounded():
+    # 60 levels of [x, x] are 120 list objects but 2^60 values as JSON: refused by count,
+    # promptly, rather than walked.
+    x = []
+    for _ in range(60):
+        x = [x, x]
+    with pytest.raises(ValueError, match="more than 67108864 values"):
+        toolschema.Validator({}).is_valid(x)
+    # Shared but small is fine.
+    y = {"a": 1}
+    assert toolschema.Validator({"type": "array"}).is_valid([y, y, y])
+
+
 def test_huge_integers():
     v = toolschema.Validator({"type": "integer", "maximum": 1e300})
     assert v.is_valid(10**200)
