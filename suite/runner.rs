@@ -70,6 +70,18 @@ fn json_files(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `.json` file below `dir`, at any depth, in sorted order; `dir` itself must be
+/// readable (a test over a folder that is not there proves nothing).
+#[allow(dead_code)] // (not every test that includes the runner lists files)
+pub fn json_files_below(dir: &Path) -> Vec<PathBuf> {
+    if let Err(e) = std::fs::read_dir(dir) {
+        panic!("cannot read {}: {e}", dir.display());
+    }
+    let mut out = Vec::new();
+    json_files(dir, true, &mut out);
+    out
+}
+
 /// Every document the suite's schemas may reference: remotes and meta-schemas.
 pub fn documents() -> Vec<(String, Value)> {
     let mut docs = Vec::new();

@@ -11,26 +11,11 @@
 mod runner;
 
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toolschema::Options;
 use toolschema::mcp::contract::{CheckedTool, listing_view};
 use toolschema::mcp::{ProtocolVersion, Tool};
 use toolschema::upgrade::{Listing, for_listing};
-
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            json_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
 
 /// Whether `v` holds a number written with a zero fraction (`1.0`), which draft-04's
 /// `integer` refuses and every later draft's admits.
@@ -66,8 +51,7 @@ fn prove(folder: &str, uri: &str) -> Counts {
         enforcing = enforcing.with_document(u, doc.clone());
     }
     let root = runner::suite_dir().join("tests").join(folder);
-    let mut files = Vec::new();
-    json_files(&root, &mut files);
+    let files = runner::json_files_below(&root);
     let mut c = Counts::default();
     let mut problems = Vec::new();
     for file in files {
@@ -242,8 +226,7 @@ fn what_is_shown_as_it_is() {
 #[test]
 fn corpus_tools_list_and_compile() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mcp-tools");
-    let mut files = Vec::new();
-    json_files(&dir, &mut files);
+    let files = runner::json_files_below(&dir);
     let mut changed = 0;
     for f in &files {
         let tool: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();

@@ -7,24 +7,9 @@ mod runner;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toolschema::upgrade::upgrade;
 use toolschema::{Draft, Options};
-
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            json_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
 
 fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -55,8 +40,7 @@ fn options(draft: Draft, optional: bool, docs: &[(String, Value)]) -> Options {
 fn prove(folder: &str, draft: Draft) -> Counts {
     let docs = runner::documents();
     let root = runner::suite_dir().join("tests").join(folder);
-    let mut files = Vec::new();
-    json_files(&root, &mut files);
+    let files = runner::json_files_below(&root);
     let mut c = Counts::default();
     for file in files {
         let name = file
@@ -171,8 +155,7 @@ fn draft2019_09_suite_upgrades_equivalently() {
 #[test]
 fn corpus_tools_upgrade_and_compile() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mcp-tools");
-    let mut files = Vec::new();
-    json_files(&dir, &mut files);
+    let files = runner::json_files_below(&dir);
     let (mut tools, mut schemas, mut changed) = (0, 0, 0);
     let mut failures = Vec::new();
     for f in files {
