@@ -820,7 +820,13 @@ mod tests {
         let mut few_seen = 0;
         let mut verdicts = [0usize; 2];
         let mut doc = crate::flat::Document::new();
-        for round in 0..400 {
+        // Rounds 400.. add keywords an object node carries beside `properties`,
+        // `required` and `additionalProperties` (bounds, patterns, names, dependencies,
+        // unevaluated members): the fast configuration must still agree with the
+        // reference one, both ways, on a `Value` and from bytes.
+        let mut beside_verdicts = [0usize; 2];
+        for round in 0..800 {
+            let beside = round >= 400;
             let count = 1 + rng.below(FEW_NAMES);
             let mut properties = serde_json::Map::new();
             while properties.len() < count {
@@ -845,6 +851,20 @@ mod tests {
             if !additional.is_null() {
                 schema["additionalProperties"] = additional;
             }
+            if beside {
+                for _ in 0..1 + rng.below(2) {
+                    let (keyword, value) = match rng.below(7) {
+                        0 => ("minProperties", json!(1 + rng.below(3))),
+                        1 => ("maxProperties", json!(rng.below(4))),
+                        2 => ("patternProperties", json!({"^a": {"type": "string"}})),
+                        3 => ("propertyNames", json!({"maxLength": 8})),
+                        4 => ("dependentRequired", json!({"other": ["abc"]})),
+                        5 => ("unevaluatedProperties", json!(false)),
+                        _ => ("minProperties", json!(0)),
+                    };
+                    schema[keyword] = value;
+                }
+            }
             let fast = crate::Options::new().compile(&schema).unwrap();
             let reference = crate::Options::new()
                 .shortcuts(false)
@@ -863,6 +883,20 @@ mod tests {
                 }
                 let instance = serde_json::Value::Object(instance);
                 let expected = reference.is_valid(&instance);
+                if beside {
+                    let text = serde_json::to_vec(&instance).unwrap();
+                    assert_eq!(fast.is_valid(&instance), expected, "{schema} on {instance}");
+                    assert_eq!(
+                        fast.is_valid_json(&text),
+                        Ok(expected),
+                        "{schema} on {instance} (bytes)"
+                    );
+                    if let Some((few, keys)) = both_walks(&fast.compiled, &instance) {
+                        assert_eq!(few, keys, "round {round}: {schema} on {instance}");
+                    }
+                    beside_verdicts[usize::from(expected)] += 1;
+                    continue;
+                }
                 let Some((few, keys)) = both_walks(&fast.compiled, &instance) else {
                     continue;
                 };
@@ -890,6 +924,10 @@ mod tests {
         // one in eight instances is valid.)
         assert!(few_seen > 4000, "{few_seen}");
         assert!(verdicts.iter().all(|&n| n > 500), "{verdicts:?}");
+        assert!(
+            beside_verdicts.iter().all(|&n| n > 300),
+            "{beside_verdicts:?}"
+        );
     }
 
     /// Which objects get the few walk: a keys walk of one to `FEW_NAMES` names; more names
