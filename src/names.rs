@@ -29,7 +29,13 @@ pub(crate) const fn mix(summary: u64) -> u64 {
 /// it tells strings apart exactly as the signature does.
 #[inline(always)]
 pub(crate) const fn summary(s: &str) -> u64 {
-    let b = s.as_bytes();
+    summary_of_bytes(s.as_bytes())
+}
+
+/// [`summary`] of a string's bytes: for the parser, which holds a key's bytes where a
+/// `&str` of them would cost two char-boundary checks per key.
+#[inline(always)]
+pub(crate) const fn summary_of_bytes(b: &[u8]) -> u64 {
     let n = b.len();
     // Two possibly overlapping loads per size class, no loop over the bytes (branches on
     // the length mispredict when key lengths vary). A `const fn`, so that the signatures
@@ -70,6 +76,14 @@ pub(crate) const EXACT_BELOW: usize = 8;
 #[inline(always)]
 pub(crate) fn same_found(name: &str, key: &str) -> bool {
     key.len() < EXACT_BELOW || same(name, key)
+}
+
+/// Whether the string of `summary` is shorter than [`EXACT_BELOW`] bytes (bit 63 of its
+/// [`summary`] clear), so that an equal summary is an equal string with no byte read: a
+/// walk can decide a key by its summary alone, without reading (or slicing) its name.
+#[inline(always)]
+pub(crate) const fn summary_is_exact(summary: u64) -> bool {
+    summary >> 63 == 0
 }
 
 #[inline(always)]
@@ -122,6 +136,22 @@ pub(crate) fn same(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_tells_whether_it_is_exact() {
+        // (Every length around the bound, in characters of one to four bytes.)
+        for n in 0..24 {
+            for c in ['a', '\u{e9}', '\u{20ac}', '\u{10ffff}'] {
+                let s = c.to_string().repeat(n);
+                assert_eq!(
+                    summary_is_exact(summary(&s)),
+                    s.len() < EXACT_BELOW,
+                    "{s:?}"
+                );
+                assert_eq!(summary(&s), summary_of_bytes(s.as_bytes()));
+            }
+        }
+    }
 
     #[test]
     fn equal_strings_agree_and_neighbours_differ() {

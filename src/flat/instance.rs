@@ -161,6 +161,15 @@ pub trait Object<'a>: Copy + 'a {
     /// The entries, in the representation's order (sorted by name for a serde_json map,
     /// the document's order for a flat node).
     fn entries(self) -> Self::Entries;
+    /// [`Object::entries`] with each name sliced only when read ([`LazyKey::get`]): a walk
+    /// that decides a short key by its summary alone reads no name. (The evaluator's;
+    /// hidden from the documented API.)
+    #[doc(hidden)]
+    #[inline(always)]
+    fn entries_lazy(self) -> impl Iterator<Item = (LazyKey<'a>, u64, Self::Value)> {
+        self.entries()
+            .map(|(name, summary, value)| (LazyKey(KeyAt::Text(name)), summary, value))
+    }
     /// Whether every one of `names` is a key, `summaries` holding their summaries when
     /// computed (at compile time: `Compiled::string_summaries`), else empty. (The
     /// evaluator's; hidden from the documented API.)
@@ -174,6 +183,30 @@ pub trait Object<'a>: Copy + 'a {
                 .all(|(name, &summary)| self.contains(name, summary))
         } else {
             names.iter().all(|name| self.lookup(name).is_some())
+        }
+    }
+}
+
+/// An entry's name as [`Object::entries_lazy`] gives it: on a flat node, where it is (a
+/// slot of the tree), turned into a `&str` (two char-boundary checks) only by
+/// [`LazyKey::get`]. Not a stable API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct LazyKey<'a>(KeyAt<'a>);
+
+#[derive(Clone, Copy, Debug)]
+enum KeyAt<'a> {
+    Text(&'a str),
+    Flat(&'a Tree<'a>, &'a Slot),
+}
+
+impl<'a> LazyKey<'a> {
+    /// The name.
+    #[inline(always)]
+    pub fn get(self) -> &'a str {
+        match self.0 {
+            KeyAt::Text(name) => name,
+            KeyAt::Flat(tree, slot) => parse::key_str(tree.input, tree.text, slot),
         }
     }
 }
@@ -483,6 +516,18 @@ impl<'t> Object<'t> for FlatObject<'t> {
             tree: self.tree,
             it: self.entries.chunks_exact(2),
         }
+    }
+    #[inline(always)]
+    fn entries_lazy(self) -> impl Iterator<Item = (LazyKey<'t>, u64, Node<'t>)> {
+        let tree = self.tree;
+        self.entries.chunks_exact(2).filter_map(move |e| match e {
+            [key, slot] => Some((
+                LazyKey(KeyAt::Flat(tree, key)),
+                key.word,
+                Node { tree, slot },
+            )),
+            _ => None,
+        })
     }
 }
 

@@ -309,8 +309,13 @@ impl Parser<'_> {
             None => return Err(self.err(ParseErrorKind::UnexpectedEnd, i)),
         }
         let (next, (at, len, escaped)) = self.string(i)?;
-        let name = place_str(self.input, &self.doc.text, (at, len, escaped));
-        let summary = crate::names::summary(name);
+        // (From the bytes: a `&str` of the name would check two char boundaries.)
+        let source = if escaped {
+            self.doc.text.as_bytes()
+        } else {
+            self.b
+        };
+        let summary = crate::names::summary_of_bytes(source.get(at..at + len).unwrap_or_default());
         self.doc.stack.push(Slot {
             word: summary,
             at: at as u32,
@@ -331,7 +336,8 @@ impl Parser<'_> {
             return;
         };
         let height = height as usize;
-        if object {
+        // (Two entries or more: four slots.)
+        if object && self.doc.stack.len() >= height + 4 {
             self.dedup(height);
         }
         let doc = &mut *self.doc;
@@ -360,6 +366,11 @@ impl Parser<'_> {
     /// (serde_json keeps the last value). `maybe_repeated` rules out a repeat in O(n) for
     /// most objects; otherwise the entries are sorted by (summary, name, place), which
     /// bounds the work by O(n log n) comparisons whatever names a hostile input chooses.
+    ///
+    /// Out of line, as are the other paths most small documents never take (a large
+    /// object's index, a float's conversion): inlined, they made the parser's set-up
+    /// larger for every call.
+    #[inline(never)]
     fn dedup(&mut self, height: usize) {
         let input = self.input;
         let Document {
@@ -747,6 +758,7 @@ fn subtree_values(slots: &[Slot], walk: &mut Vec<Slot>, root: Slot) -> u64 {
 /// Sorts the entries of the large object whose `count` entries start at slot `start`
 /// (already distinct by name) by (summary, name) into `doc.index`, for
 /// `FlatObject::get`'s binary search.
+#[inline(never)]
 fn index_entries(input: &str, doc: &mut Document, start: usize, count: usize) {
     let Document {
         slots,
@@ -841,6 +853,7 @@ fn serde_json_rounds_correctly() -> bool {
 /// still taken after the integer part overflowed, if it fits), then the `u64` is
 /// converted, and multiplied or divided once by a power of ten (several divisions below
 /// 1e-308). `None` when the value overflows `f64` (serde_json refuses those numbers too).
+#[inline(never)]
 fn serde_json_float(text: &[u8]) -> Option<f64> {
     let negative = text.first() == Some(&b'-');
     let mut digits = text.iter().copied().skip(usize::from(negative)).peekable();

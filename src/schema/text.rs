@@ -23,6 +23,13 @@ use std::fmt;
 /// of its largest input.
 const SCRATCH_KEPT: usize = 4 << 20;
 
+/// Inputs up to this many bytes skip the size check after their call (summing eight
+/// buffers' capacities, a twentieth of a 12-byte call). Such a parse grows a buffer only
+/// to what it needs, at most twice that with `Vec`'s doubling: about 170 KiB for all eight
+/// buffers at 1 KiB. So a document past the bound is still freed after the first longer
+/// input, and between two checks it can exceed [`SCRATCH_KEPT`] by that much at most.
+const UNCHECKED_INPUT: usize = 1 << 10;
+
 thread_local! {
     /// The document each thread parses instances into (taken out while in use). Boxed,
     /// and `None` until the first call: taking and putting back a pointer (with a `const`
@@ -33,18 +40,20 @@ thread_local! {
     static SCRATCH: Cell<Option<Box<Document>>> = const { Cell::new(None) };
 }
 
-/// Runs `f` with the thread's document. A nested call (a format checker that validates
-/// JSON text itself, on the same thread) finds none in its place and works in a new one;
-/// at thread exit, a fresh one is used.
+/// Runs `f` with the thread's document, to parse an input of `len` bytes. A nested call
+/// (a format checker that validates JSON text itself, on the same thread) finds none in
+/// its place and works in a new one; at thread exit, a fresh one is used.
 #[inline(always)]
-fn with_document<R>(f: impl FnOnce(&mut Document) -> R) -> R {
+fn with_document<R>(len: usize, f: impl FnOnce(&mut Document) -> R) -> R {
     let mut doc = SCRATCH
         .try_with(Cell::take)
         .ok()
         .flatten()
         .unwrap_or_else(new_document);
     let out = f(&mut doc);
-    doc.shrink_to(SCRATCH_KEPT);
+    if len > UNCHECKED_INPUT {
+        doc.shrink_to(SCRATCH_KEPT);
+    }
     let _ = SCRATCH.try_with(|cell| cell.set(Some(doc)));
     out
 }
@@ -98,7 +107,7 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn is_valid_json(&self, json: &[u8]) -> Result<bool, ParseError> {
-        with_document(|doc| {
+        with_document(json.len(), |doc| {
             let tree = doc.parse(json)?;
             Ok(crate::validate::is_valid(&self.compiled, tree.root()))
         })
@@ -159,7 +168,7 @@ impl Schema {
     /// # Ok::<(), toolschema::SchemaError>(())
     /// ```
     pub fn validate_json(&self, json: &[u8]) -> Result<(), JsonValidationError> {
-        with_document(|doc| {
+        with_document(json.len(), |doc| {
             let tree = doc.parse(json).map_err(JsonValidationError::Malformed)?;
             let root = tree.root();
             // Most instances are valid: the fail-fast pass answers them with no
@@ -207,7 +216,7 @@ impl Schema {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn evaluate_json(&self, json: &[u8]) -> Result<crate::Evaluation, ParseError> {
-        with_document(|doc| {
+        with_document(json.len(), |doc| {
             let tree = doc.parse(json)?;
             let outcome = crate::validate::outcome(&self.compiled, tree.root());
             Ok(crate::Evaluation::from_outcome(outcome))

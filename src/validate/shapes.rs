@@ -357,7 +357,7 @@ pub(super) fn few_walk<'a, O: crate::flat::Object<'a>, C: Collector>(
 ) -> bool {
     let few = &spec.few;
     let mut met = 0u8;
-    for (key, summary, value) in o.entries() {
+    for (key, summary, value) in o.entries_lazy() {
         let child = match few.find(c, key, summary) {
             Some(j) => {
                 met |= few.required & (1 << j);
