@@ -356,6 +356,7 @@ impl FewNames {
     /// summaries compared in order, the bytes for a long key whose summary matched.
     /// (Equal summaries of different long names are rare; the scan goes on past them.)
     #[inline(always)]
+    #[allow(clippy::manual_find)] // (The loop is deliberate: see below.)
     pub(crate) fn find(
         &self,
         c: &Compiled,
