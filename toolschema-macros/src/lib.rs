@@ -13,7 +13,7 @@
 //! - `assert_formats = true`, `assert_content = true`, `draft = 7` (4, 6, 7, 2019, 2020):
 //!   the engine options of the same names (`Options::assert_formats`, ...).
 //!
-//! ```ignore
+//! ```
 //! #[toolschema_macros::validator(schema = r#"{"type": "object", "required": ["q"]}"#)]
 //! struct Search;
 //!
@@ -27,7 +27,7 @@
 use proc_macro::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, ItemStruct, LitBool, LitInt, LitStr, Token};
+use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Token};
 
 struct Args {
     path: Option<LitStr>,
@@ -82,14 +82,14 @@ impl Parse for Args {
 #[proc_macro_attribute]
 pub fn validator(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(attr as Args);
-    let item = syn::parse_macro_input!(item as ItemStruct);
+    let item = syn::parse_macro_input!(item as DeriveInput);
     match expand(args, &item) {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
 }
 
-fn expand(args: Args, item: &ItemStruct) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(args: Args, item: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     let span = proc_macro2::Span::call_site();
     let (text, tracked) = match (&args.path, &args.schema) {
         (Some(path), None) => {
