@@ -154,18 +154,29 @@ fn u64_lit(n: u64) -> Literal {
     Literal::u64_suffixed(n)
 }
 
-/// The code of one instance kind's arm, keyword by keyword.
+/// The code of one instance kind's arm, keyword by keyword, each with its cost class:
+/// an arm runs its checks cheapest first (the verdict is their conjunction, whatever the
+/// order), so `maxItems` fails an array before `items` walks it.
 #[derive(Default)]
 struct Arms {
-    null: Vec<TokenStream>,
-    boolean: Vec<TokenStream>,
-    number: Vec<TokenStream>,
-    string: Vec<TokenStream>,
-    array: Vec<TokenStream>,
-    object: Vec<TokenStream>,
+    null: Vec<(u8, TokenStream)>,
+    boolean: Vec<(u8, TokenStream)>,
+    number: Vec<(u8, TokenStream)>,
+    string: Vec<(u8, TokenStream)>,
+    array: Vec<(u8, TokenStream)>,
+    object: Vec<(u8, TokenStream)>,
     /// Checks of any kind of instance (applicators on the whole value).
-    any: Vec<TokenStream>,
+    any: Vec<(u8, TokenStream)>,
 }
+
+/// A comparison with a constant.
+const CHEAP: u8 = 0;
+/// A call of the engine's code for one value.
+const SHARED: u8 = 1;
+/// Generated code that applies subschemas.
+const APPLIES: u8 = 2;
+/// The engine applying subschemas.
+const DELEGATED: u8 = 3;
 
 /// A name match: by length first, then the names of that length (a `match` on strings
 /// compares them one after another).
@@ -227,24 +238,25 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
             match step {
                 Step::Engine { delegates, only } => {
                     uses_engine = true;
+                    let cost = if *delegates { DELEGATED } else { SHARED };
                     if *delegates {
                         coverage.delegated_keywords += 1;
                     } else {
                         coverage.shared += 1;
                     }
                     match *only {
-                        Some(NUMBER) => a.number.push(engine),
-                        Some(STRING) => a.string.push(engine),
-                        Some(ARRAY) => a.array.push(engine),
-                        Some(OBJECT) => a.object.push(engine),
-                        _ => a.any.push(engine),
+                        Some(NUMBER) => a.number.push((cost, engine)),
+                        Some(STRING) => a.string.push((cost, engine)),
+                        Some(ARRAY) => a.array.push((cost, engine)),
+                        Some(OBJECT) => a.object.push((cost, engine)),
+                        _ => a.any.push((cost, engine)),
                     }
                     continue;
                 }
                 _ => coverage.generated += 1,
             }
             match step {
-                Step::False => a.any.push(quote! { false }),
+                Step::False => a.any.push((CHEAP, quote! { false })),
                 Step::Type {
                     bits,
                     kinds,
@@ -260,15 +272,16 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         (&mut a.object, kinds[4]),
                     ] {
                         if !yes {
-                            arm.push(no.clone());
+                            arm.push((CHEAP, no.clone()));
                         }
                     }
                     if !any_number {
                         if *integer {
                             let bits = Literal::u8_suffixed(*bits);
-                            a.number.push(quote! { __c::type_admits(#bits, v) });
+                            a.number
+                                .push((CHEAP, quote! { __c::type_admits(#bits, v) }));
                         } else {
-                            a.number.push(no);
+                            a.number.push((CHEAP, no));
                         }
                     }
                 }
@@ -276,9 +289,10 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     let lits = list.iter().map(|s| Literal::string(s));
                     if list.is_empty() {
                         // (`enum: []` admits nothing.)
-                        a.string.push(quote! { false });
+                        a.string.push((CHEAP, quote! { false }));
                     } else {
-                        a.string.push(quote! { matches!(s.as_str(), #(#lits)|*) });
+                        a.string
+                            .push((CHEAP, quote! { matches!(s.as_str(), #(#lits)|*) }));
                     }
                     for arm in [
                         &mut a.null,
@@ -287,7 +301,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         &mut a.array,
                         &mut a.object,
                     ] {
-                        arm.push(quote! { false });
+                        arm.push((CHEAP, quote! { false }));
                     }
                 }
                 Step::Bound {
@@ -322,38 +336,41 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     // (The engine decides what one comparison does not: integers past
                     // `i64`, floats against a limit no `f64` holds.)
                     uses_engine = true;
-                    a.number.push(quote! {
-                        if let Some(i) = n.as_i64() { #int } #float_test else { #engine }
-                    });
+                    a.number.push((
+                        CHEAP,
+                        quote! {
+                            if let Some(i) = n.as_i64() { #int } #float_test else { #engine }
+                        },
+                    ));
                 }
                 Step::MaxLength(m) => {
                     let m = u64_lit(*m);
-                    a.string.push(quote! { __c::max_length(s, #m) });
+                    a.string.push((CHEAP, quote! { __c::max_length(s, #m) }));
                 }
                 Step::MinLength(m) => {
                     let m = u64_lit(*m);
-                    a.string.push(quote! { __c::min_length(s, #m) });
+                    a.string.push((CHEAP, quote! { __c::min_length(s, #m) }));
                 }
                 Step::MaxItems(m) => {
                     let m = u64_lit(*m);
-                    a.array.push(quote! { (a.len() as u64) <= #m });
+                    a.array.push((CHEAP, quote! { (a.len() as u64) <= #m }));
                 }
                 Step::MinItems(m) => {
                     let m = u64_lit(*m);
-                    a.array.push(quote! { (a.len() as u64) >= #m });
+                    a.array.push((CHEAP, quote! { (a.len() as u64) >= #m }));
                 }
                 Step::MaxProperties(m) => {
                     let m = u64_lit(*m);
-                    a.object.push(quote! { (o.len() as u64) <= #m });
+                    a.object.push((CHEAP, quote! { (o.len() as u64) <= #m }));
                 }
                 Step::MinProperties(m) => {
                     let m = u64_lit(*m);
-                    a.object.push(quote! { (o.len() as u64) >= #m });
+                    a.object.push((CHEAP, quote! { (o.len() as u64) >= #m }));
                 }
                 Step::Required(names) => {
                     for n in names {
                         let lit = Literal::string(n);
-                        a.object.push(quote! { o.contains_key(#lit) });
+                        a.object.push((CHEAP, quote! { o.contains_key(#lit) }));
                     }
                 }
                 Step::Properties(props) if props.is_empty() => {}
@@ -367,13 +384,16 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         })
                         .collect();
                     let m = name_match(&key, &names, quote! {});
-                    a.object.push(quote! {{
-                        for (key, x) in o {
-                            let key = key.as_str();
-                            #m
-                        }
-                        true
-                    }});
+                    a.object.push((
+                        APPLIES,
+                        quote! {{
+                            for (key, x) in o {
+                                let key = key.as_str();
+                                #m
+                            }
+                            true
+                        }},
+                    ));
                 }
                 Step::Additional { properties, node } => {
                     let key = quote! { key };
@@ -392,13 +412,16 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         None => quote! { return false; },
                     };
                     let m = name_match(&key, &names, other);
-                    a.object.push(quote! {{
-                        for (key, x) in o {
-                            let key = key.as_str();
-                            #m
-                        }
-                        true
-                    }});
+                    a.object.push((
+                        APPLIES,
+                        quote! {{
+                            for (key, x) in o {
+                                let key = key.as_str();
+                                #m
+                            }
+                            true
+                        }},
+                    ));
                 }
                 Step::PrefixItems(list) => {
                     let checks = list.iter().enumerate().map(|(i, n)| {
@@ -406,22 +429,25 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         let i = Literal::usize_unsuffixed(i);
                         quote! { if let Some(x) = a.get(#i) { if !#f(x, st) { return false; } } }
                     });
-                    a.array.push(quote! {{ #(#checks)* true }});
+                    a.array.push((APPLIES, quote! {{ #(#checks)* true }}));
                 }
                 Step::Items { node, skip } => {
                     let f = node_fn(*node);
                     let skip = Literal::usize_unsuffixed(*skip as usize);
-                    a.array.push(quote! {{
-                        for x in a.iter().skip(#skip) {
-                            if !#f(x, st) { return false; }
-                        }
-                        true
-                    }});
+                    a.array.push((
+                        APPLIES,
+                        quote! {{
+                            for x in a.iter().skip(#skip) {
+                                if !#f(x, st) { return false; }
+                            }
+                            true
+                        }},
+                    ));
                 }
                 Step::AllOf(list) => {
                     for n in list {
                         let f = node_fn(*n);
-                        a.any.push(quote! { #f(v, st) });
+                        a.any.push((APPLIES, quote! { #f(v, st) }));
                     }
                 }
                 Step::AnyOf(list) => {
@@ -429,7 +455,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                         let f = node_fn(*n);
                         quote! { #f(v, st) }
                     });
-                    a.any.push(quote! { (#(#calls)||*) });
+                    a.any.push((APPLIES, quote! { (#(#calls)||*) }));
                 }
                 Step::OneOf(list) => {
                     let calls = list.iter().map(|n| {
@@ -441,15 +467,18 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                             }
                         }
                     });
-                    a.any.push(quote! {{
-                        let mut matched = false;
-                        #(#calls)*
-                        matched
-                    }});
+                    a.any.push((
+                        APPLIES,
+                        quote! {{
+                            let mut matched = false;
+                            #(#calls)*
+                            matched
+                        }},
+                    ));
                 }
                 Step::Not(n) => {
                     let f = node_fn(*n);
-                    a.any.push(quote! { !#f(v, st) });
+                    a.any.push((APPLIES, quote! { !#f(v, st) }));
                 }
                 Step::If { cond, then, els } => {
                     let c = node_fn(*cond);
@@ -462,7 +491,8 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     };
                     let (t, e) = (branch(then), branch(els));
                     if then.is_some() || els.is_some() {
-                        a.any.push(quote! { if #c(v, st) { #t } else { #e } });
+                        a.any
+                            .push((APPLIES, quote! { if #c(v, st) { #t } else { #e } }));
                     }
                 }
                 Step::Ref(target) => {
@@ -474,10 +504,13 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     } else {
                         quote! { #f(v, st) }
                     };
-                    a.any.push(quote! {{
-                        if !st.step() { return false; }
-                        #call
-                    }});
+                    a.any.push((
+                        APPLIES,
+                        quote! {{
+                            if !st.step() { return false; }
+                            #call
+                        }},
+                    ));
                 }
                 Step::Engine { .. } => unreachable!("handled above"),
             }
@@ -583,11 +616,14 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
 /// the checks of any kind.
 fn node_body(f: &Ident, a: Arms) -> TokenStream {
     let any = &a.any;
-    let arm = |checks: &[TokenStream]| -> TokenStream {
-        if checks.is_empty() && any.is_empty() {
+    let arm = |checks: &[(u8, TokenStream)]| -> TokenStream {
+        let mut all: Vec<&(u8, TokenStream)> = checks.iter().chain(any.iter()).collect();
+        if all.is_empty() {
             return quote! { true };
         }
-        let all = checks.iter().chain(any.iter());
+        // (Stable: keywords of one class keep the schema's order.)
+        all.sort_by_key(|(cost, _)| *cost);
+        let all = all.into_iter().map(|(_, t)| t);
         quote! { #( (#all) )&&* }
     };
     let (null, boolean, number, string, array, object) = (
