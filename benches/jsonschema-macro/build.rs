@@ -2,7 +2,7 @@
 //! the MCP tool corpus into `$OUT_DIR/generated.rs` (the macro expands when the crate
 //! compiles). Schemas are embedded inline, as their files hold them.
 
-#[path = "../corpus_schemas.rs"]
+#[path = "../build/corpus_schemas.rs"]
 mod corpus_schemas;
 
 use std::fmt::Write as _;
@@ -23,7 +23,7 @@ fn raw_literal(text: &str) -> String {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=../corpus_schemas.rs");
+    println!("cargo:rerun-if-changed=../build/corpus_schemas.rs");
     let mut code = String::new();
     let mut table = String::new();
     for (n, (case, index, text)) in corpus_schemas::corpus_schemas().iter().enumerate() {

@@ -20,7 +20,7 @@ pub mod bytes;
 pub mod engines;
 pub mod generate;
 
-/// Generated validators for every schema of the two corpora, by `build.rs`:
+/// Generated validators for every schema of the two corpora, by `build/generate.rs`:
 /// toolschema's (`toolschema-codegen`), and jsonschema-rs's (`#[jsonschema::validator]`, from
 /// the crate `benches/jsonschema-macro`).
 #[allow(missing_docs, clippy::all, clippy::pedantic, unused)]

@@ -1,6 +1,6 @@
 //! The schemas of the bench corpus and the MCP tool corpus, read where `load_cases` reads
 //! them, as their files hold them: shared by the build scripts that generate validators
-//! for them (`benches/build.rs`, `benches/jsonschema-macro/build.rs`).
+//! for them (`benches/build/generate.rs`, `benches/jsonschema-macro/build.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,15 +24,16 @@ fn dir_of(var: &str, default: &str) -> PathBuf {
     }
 }
 
-/// The workspace root, from the manifest directory of the crate being built.
+/// The workspace root: the first folder above the manifest directory of the crate being
+/// built whose `Cargo.toml` declares the workspace.
 fn workspace_root() -> PathBuf {
     let mut dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    while !dir.join("benches").is_dir() || !dir.join("src/lib.rs").is_file() {
-        if !dir.pop() {
-            break;
+    loop {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        if manifest.lines().any(|l| l.trim() == "[workspace]") || !dir.pop() {
+            return dir;
         }
     }
-    dir
 }
 
 /// Every schema: (case name as `load_cases` names it, schema index in the case, text).
@@ -40,6 +41,10 @@ pub fn corpus_schemas() -> Vec<(String, usize, String)> {
     let corpus = dir_of("TOOLSCHEMA_BENCH_CORPUS", "../shared/bench/corpus");
     let tools = dir_of("TOOLSCHEMA_BENCH_MCP_TOOLS", "../shared/corpus/mcp-tools");
     let mut schemas = Vec::new();
+    // (A missing corpus leaves the generated columns empty: said at build time.)
+    if sorted(&corpus).is_empty() {
+        println!("cargo:warning=no bench corpus at {}", corpus.display());
+    }
     for dir in sorted(&corpus) {
         let path = dir.join("schema.json");
         if let Ok(text) = std::fs::read_to_string(&path) {

@@ -9,8 +9,7 @@ mod corpus_schemas;
 use std::fmt::Write as _;
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=corpus_schemas.rs");
+    println!("cargo:rerun-if-changed=build");
     let mut code = String::new();
     let mut table = String::new();
     for (n, (case, index, text)) in corpus_schemas::corpus_schemas().iter().enumerate() {
