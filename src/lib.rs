@@ -35,6 +35,8 @@
 
 #![deny(missing_docs)]
 
+#[doc(hidden)]
+pub mod codegen;
 mod compile;
 mod error;
 // Public but hidden until `Schema::is_valid_json` wires it in (#36): tests, benches and

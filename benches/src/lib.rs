@@ -20,6 +20,33 @@ pub mod bytes;
 pub mod engines;
 pub mod generate;
 
+/// Generated validators for every schema of the two corpora, by `build/generate.rs`:
+/// toolschema's (`toolschema-codegen`), and jsonschema-rs's (`#[jsonschema::validator]`, from
+/// the crate `benches/jsonschema-macro`).
+#[allow(missing_docs, clippy::all, clippy::pedantic, unused)]
+pub mod generated {
+    use serde_json::Value;
+
+    /// A generated `is_valid`.
+    pub type Check = fn(&Value) -> bool;
+
+    include!(concat!(env!("OUT_DIR"), "/generated.rs"));
+
+    /// toolschema's generated `is_valid` for schema `index` of `case`, and whether no
+    /// subschema of it is left to the engine.
+    pub fn toolschema(case: &str, index: usize) -> Option<(Check, bool)> {
+        TOOLSCHEMA
+            .iter()
+            .find(|(c, i, _, _)| *c == case && *i == index)
+            .map(|&(_, _, f, full)| (f, full))
+    }
+
+    /// `#[jsonschema::validator]`'s `is_valid` for schema `index` of `case`.
+    pub fn jsonschema(case: &str, index: usize) -> Option<Check> {
+        toolschema_bench_jsonschema_macro::is_valid_for(case, index)
+    }
+}
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -309,43 +309,20 @@ pub(super) fn assertion<'a, I: Instance<'a>, C: Collector>(
 ) -> bool {
     match kw {
         Keyword::False => fail!(col, c, ctx, node, k, ErrorKind::FalseSchema),
-        Keyword::Type(set) => {
-            let admitted = match instance.kind() {
-                Kind::Null => set.contains(JsonType::Null),
-                Kind::Bool => set.contains(JsonType::Boolean),
-                Kind::String => set.contains(JsonType::String),
-                Kind::Array => set.contains(JsonType::Array),
-                Kind::Object => set.contains(JsonType::Object),
-                // "number" admits every number; only "integer" alone needs the finer check.
-                Kind::Number => set.contains(JsonType::Number),
-            };
-            if admitted {
-                return true;
-            }
-            let mut found = instance.json_type();
-            if found == JsonType::Integer
-                && set.is_strict()
-                && let Some(n) = instance.as_number()
-                && n.is_f64()
-                // serde_json keeps integers beyond u64 only as floats: those were written as
-                // integers, so only smaller floats (`1.0`) lose their integer type.
-                && n.as_f64().is_some_and(|f| f.abs() < 18446744073709551616.0)
-            {
-                found = JsonType::Number;
-            }
-            set.admits(found)
-                || fail!(
-                    col,
-                    c,
-                    ctx,
-                    node,
-                    k,
-                    ErrorKind::Type {
-                        expected: set,
-                        found
-                    }
-                )
-        }
+        Keyword::Type(set) => match type_verdict(set, instance) {
+            Ok(()) => true,
+            Err(found) => fail!(
+                col,
+                c,
+                ctx,
+                node,
+                k,
+                ErrorKind::Type {
+                    expected: set,
+                    found
+                }
+            ),
+        },
         Keyword::Const(i) => {
             instance.equals(&c.values[i.index()])
                 || fail!(
@@ -736,4 +713,40 @@ pub(super) fn applicator_annotation<'a, I: Instance<'a>, C: Collector>(
         _ => return,
     };
     col.annotate(c, ctx, node, name, value);
+}
+
+/// `type`: whether `instance` has a type in `set`, else the type it was found to have.
+#[inline(always)]
+pub(crate) fn type_verdict<'a, I: Instance<'a>>(
+    set: crate::json::TypeSet,
+    instance: I,
+) -> Result<(), JsonType> {
+    let admitted = match instance.kind() {
+        Kind::Null => set.contains(JsonType::Null),
+        Kind::Bool => set.contains(JsonType::Boolean),
+        Kind::String => set.contains(JsonType::String),
+        Kind::Array => set.contains(JsonType::Array),
+        Kind::Object => set.contains(JsonType::Object),
+        // "number" admits every number; only "integer" alone needs the finer check.
+        Kind::Number => set.contains(JsonType::Number),
+    };
+    if admitted {
+        return Ok(());
+    }
+    let mut found = instance.json_type();
+    if found == JsonType::Integer
+        && set.is_strict()
+        && let Some(n) = instance.as_number()
+        && n.is_f64()
+        // serde_json keeps integers beyond u64 only as floats: those were written as
+        // integers, so only smaller floats (`1.0`) lose their integer type.
+        && n.as_f64().is_some_and(|f| f.abs() < 18446744073709551616.0)
+    {
+        found = JsonType::Number;
+    }
+    if set.admits(found) {
+        Ok(())
+    } else {
+        Err(found)
+    }
 }

@@ -334,6 +334,44 @@ pub(crate) fn leaf_rejects<'a, I: Instance<'a>>(c: &Compiled, node: NodeId, inst
         })
 }
 
+/// Keyword `k` of `node` alone, failing fast, from a fresh context (the generated
+/// validators' way into the engine: `codegen::keyword`).
+pub(crate) fn keyword_valid(c: &Compiled, node: NodeId, k: usize, instance: &Value) -> bool {
+    let Some(&kw) = c.keywords.get(k) else {
+        return false;
+    };
+    let budget = Budget::new(c, instance);
+    let frame = constant_frame(&budget);
+    let ok = if kw.is_assertion() {
+        assertion(c, node, k, kw, instance, Ctx(&frame), &mut FailFast)
+    } else {
+        eval_keyword(c, node, k, &kw, instance, &Ctx(&frame), &mut FailFast)
+    };
+    ok && !budget.exceeded()
+}
+
+/// `node` alone, failing fast, from a fresh context (`codegen::node`).
+pub(crate) fn node_valid(c: &Compiled, node: NodeId, instance: &Value) -> bool {
+    if node.index() >= c.nodes.len() {
+        return false;
+    }
+    let budget = Budget::new(c, instance);
+    let frame = constant_frame(&budget);
+    eval(c, node, instance, Ctx(&frame), &mut FailFast) && !budget.exceeded()
+}
+
+/// `maxLength` (for `codegen`).
+#[inline(always)]
+pub(crate) fn max_length_of(s: &str, max: u64) -> bool {
+    max_length(s, max)
+}
+
+/// `minLength` (for `codegen`).
+#[inline(always)]
+pub(crate) fn min_length_of(s: &str, min: u64) -> bool {
+    min_length(s, min)
+}
+
 /// Errors number `skip` to `skip + max - 1` of `instance`, in evaluation order.
 pub(crate) fn collect_errors<'a, I: Instance<'a>>(
     c: &Compiled,
@@ -581,6 +619,7 @@ mod tagged;
 
 use array::*;
 pub(crate) use collect::*;
+pub(crate) use eval::type_verdict;
 use eval::*;
 use logic::*;
 use number::*;

@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 use toolschema_bench::blaze::{self, Blaze};
 use toolschema_bench::bytes::{ScratchUse, scratch_use, toolschema_bytes, via_value};
+use toolschema_bench::generated::{self, Check};
 use toolschema_bench::{Boon, Case, Engine, JsonschemaRs, Origin, Toolschema, walk};
 
 struct Counting;
@@ -215,6 +216,34 @@ fn is_valid_routine<'a, E: Engine>(compiled: &'a Compiled<E>, work: &'a Work<'a>
     })
 }
 
+/// Instances with a generated validator for their schema.
+type CheckWork<'a> = Vec<(Check, &'a Value)>;
+
+fn check_routine<'a>(work: &'a CheckWork<'a>) -> Routine<'a> {
+    Box::new(move |iters| {
+        let start = Instant::now();
+        let mut count = 0usize;
+        for _ in 0..iters {
+            for (check, instance) in work {
+                count += usize::from(black_box(*check)(black_box(instance)));
+            }
+        }
+        black_box(count);
+        start.elapsed()
+    })
+}
+
+/// The generated validators (`pick`) of every instance of `work`, when each has one.
+fn checks_for<'a>(
+    case: &Case,
+    work: &Work<'a>,
+    pick: impl Fn(&str, usize) -> Option<Check>,
+) -> Option<CheckWork<'a>> {
+    work.iter()
+        .map(|&(schema, instance)| pick(&case.name, schema).map(|f| (f, instance)))
+        .collect()
+}
+
 fn errors_routine<'a, E: Engine>(compiled: &'a Compiled<E>, work: &'a Work<'a>) -> Routine<'a> {
     Box::new(move |iters| {
         let start = Instant::now();
@@ -374,6 +403,13 @@ struct Row {
     hot: [f64; 6],
     /// Why the case has no Blaze figure (empty when it has one, or when Blaze is off).
     blaze_note: String,
+    /// `is_valid` per instance, measured side by side: toolschema's runtime engine, its
+    /// generated validators, jsonschema-rs's runtime, `#[jsonschema::validator]` (NaN
+    /// where a validator is missing for some schema of the case).
+    generated: [f64; 4],
+    /// Whether every schema of the case is fully generated (no subschema left to the
+    /// engine).
+    fully_generated: bool,
     scratch: ScratchUse,
     note: String,
 }
@@ -673,6 +709,8 @@ fn main() {
             text_bytes: f64::NAN,
             hot: [f64::NAN; 6],
             blaze_note: String::new(),
+            generated: [f64::NAN; 4],
+            fully_generated: false,
             scratch: scratch_use(case.instances.iter().map(|i| i.text.as_slice())),
             note: String::new(),
         };
@@ -738,6 +776,55 @@ fn main() {
             ]);
             row.is_valid = [t[0] / n, t[1] / n, t[2] / n];
             row.floor = t[3] / n;
+
+            // Generated validators, side by side with both runtimes, in one run; their
+            // verdicts checked against toolschema's runtime first.
+            let ours = checks_for(case, &work, |c, i| generated::toolschema(c, i).map(|g| g.0));
+            let theirs = checks_for(case, &work, generated::jsonschema);
+            row.fully_generated = work
+                .iter()
+                .all(|&(s, _)| generated::toolschema(&case.name, s).is_some_and(|g| g.1));
+            for (name, checks) in [
+                ("toolschema generated", &ours),
+                ("jsonschema macro", &theirs),
+            ] {
+                for (&(schema, instance), (check, _)) in work.iter().zip(checks.iter().flatten()) {
+                    let runtime = ts.schemas[schema]
+                        .as_ref()
+                        .map(|c| Toolschema::is_valid(c, instance));
+                    if runtime.is_some_and(|r| r != check(instance)) {
+                        let _ = writeln!(
+                            inconsistencies,
+                            "| {} | schema {schema} | {name} | says {}, toolschema's runtime {} |",
+                            case.name,
+                            check(instance),
+                            show(runtime)
+                        );
+                    }
+                }
+            }
+            let mut slots = Vec::new();
+            let mut routines: Vec<Routine<'_>> = Vec::new();
+            if part[0] {
+                slots.push(0);
+                routines.push(is_valid_routine(&ts, &work));
+            }
+            if let Some(ours) = &ours {
+                slots.push(1);
+                routines.push(check_routine(ours));
+            }
+            if part[1] {
+                slots.push(2);
+                routines.push(is_valid_routine(&js, &work));
+            }
+            if let Some(theirs) = &theirs {
+                slots.push(3);
+                routines.push(check_routine(theirs));
+            }
+            let medians = measure(args.sampling, &mut routines);
+            for (slot, t) in slots.into_iter().zip(medians) {
+                row.generated[slot] = t / n;
+            }
             let t = run(vec![
                 (0, errors_routine(&ts, &work)),
                 (1, errors_routine(&js, &work)),
@@ -957,6 +1044,46 @@ fn print_report(
                 sel.iter().map(|r| ratio(r.is_valid[2], r.is_valid[0]))
             )),
             fmt_ratio(geomean(sel.iter().map(|r| ratio(r.is_valid[0], r.floor)))),
+        );
+    }
+
+    // generated validators
+    let _ = writeln!(
+        out,
+        "\n### Generated validators: `is_valid`, per instance\n\ntoolschema's runtime engine, its generated validators (`toolschema-codegen`), jsonschema-rs's runtime (0.61.2) and `#[jsonschema::validator]` (0.60.2: see `benches/jsonschema-macro`), side by side in one run. \"full\": every schema of the case is generated whole (else some subschema is left to the engine).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| case | full | ts runtime | ts generated | jsonschema | jsonschema macro | ts runtime / generated | jsonschema macro / ts generated |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let g = r.generated;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.name,
+            if r.fully_generated { "yes" } else { "no" },
+            time(g[0]),
+            time(g[1]),
+            time(g[2]),
+            time(g[3]),
+            fmt_ratio(ratio(g[0], g[1])),
+            fmt_ratio(ratio(g[3], g[1])),
+        );
+    }
+    for (label, keep) in groups {
+        let sel: Vec<&Row> = rows.iter().filter(|r| keep(r)).collect();
+        let _ = writeln!(
+            out,
+            "| **{label}** ({}) | | | | | | **{}** | **{}** |",
+            sel.len(),
+            fmt_ratio(geomean(
+                sel.iter().map(|r| ratio(r.generated[0], r.generated[1]))
+            )),
+            fmt_ratio(geomean(
+                sel.iter().map(|r| ratio(r.generated[3], r.generated[1]))
+            )),
         );
     }
 
@@ -1225,6 +1352,34 @@ fn print_report(
         "| `is_valid` ≥ 2× faster than jsonschema (geomean) | {} | {} |",
         fmt_ratio(g_js),
         mark(g_js >= 2.0)
+    );
+    let g_generated = geomean(corpus.iter().map(|r| ratio(r.generated[0], r.generated[1])));
+    let slower_than_macro: Vec<String> = corpus
+        .iter()
+        .filter(|r| ratio(r.generated[3], r.generated[1]) < 1.0)
+        .map(|r| {
+            format!(
+                "{} ({})",
+                r.name,
+                fmt_ratio(ratio(r.generated[3], r.generated[1]))
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "| generated `is_valid` ≥ 3× toolschema's runtime (geomean) | {} | {} |",
+        fmt_ratio(g_generated),
+        mark(g_generated >= 3.0)
+    );
+    let _ = writeln!(
+        out,
+        "| generated `is_valid` at least as fast as `#[jsonschema::validator]` on every case both compile | {} | {} |",
+        if slower_than_macro.is_empty() {
+            "all at least as fast".to_string()
+        } else {
+            format!("slower on: {}", slower_than_macro.join(", "))
+        },
+        mark(slower_than_macro.is_empty())
     );
     let _ = writeln!(
         out,

@@ -1,0 +1,650 @@
+//! The generator proper (a module of its own so that the crate's build script, which
+//! generates the official suite for the tests, can include it).
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::BTreeMap;
+use toolschema::codegen::{ARRAY, Config, NUMBER, NodePlan, OBJECT, Plan, STRING, Step};
+
+/// How much of a schema became code (see the crate docs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Nodes (schema objects) reachable from the root and generated as functions.
+    pub nodes: usize,
+    /// Keywords compiled into code.
+    pub generated: usize,
+    /// Assertion keywords the generated code checks by calling the engine's own keyword
+    /// code (`pattern`, `format`, `multipleOf`, `uniqueItems`, `dependentRequired`,
+    /// content, `const`/`enum` of values other than strings): shared rules, no subschema.
+    pub shared: usize,
+    /// Applicator keywords whose subschemas the engine evaluates (`patternProperties`,
+    /// `propertyNames`, `dependentSchemas`, `contains`).
+    pub delegated_keywords: usize,
+    /// Nodes the engine evaluates whole (`unevaluatedProperties`/`unevaluatedItems`).
+    pub delegated_nodes: usize,
+    /// The engine evaluates the whole schema (a `$dynamicRef` reads the dynamic scope).
+    pub delegated_schema: bool,
+}
+
+impl Coverage {
+    /// Whether no subschema is left to the engine.
+    pub fn fully_generated(&self) -> bool {
+        self.delegated_keywords == 0 && self.delegated_nodes == 0 && !self.delegated_schema
+    }
+}
+
+/// A generated validator.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The items: a hidden module of node functions and an `impl` of the checking API on
+    /// the type named in [`generate`].
+    pub tokens: TokenStream,
+    /// How much of the schema became code.
+    pub coverage: Coverage,
+}
+
+/// Generates a validator for `schema` (JSON text) as an `impl` on the type `name` (a unit
+/// struct the caller declares): `is_valid`, `validate`, `iter_errors`, `evaluate`, and
+/// `schema` (the runtime engine's compiled form).
+///
+/// # Errors
+/// The schema's [`toolschema::SchemaError`] when it does not parse or compile.
+pub fn generate(name: &Ident, schema: &str, config: &Config) -> Result<Generated, GenerateError> {
+    let value: serde_json::Value =
+        serde_json::from_str(schema).map_err(|e| GenerateError::Json(e.to_string()))?;
+    let plan = toolschema::codegen::plan(&value, config).map_err(GenerateError::Schema)?;
+    // (The text as given, not the value written again: a number's digits are parsed where
+    // the program runs as they are in the schema, not as this parse rounded them.)
+    Ok(emit(name, schema, config, &plan))
+}
+
+/// Why [`generate`] failed.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// The schema is not JSON.
+    Json(String),
+    /// The engine refuses the schema.
+    Schema(toolschema::SchemaError),
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::Json(e) => write!(f, "the schema is not JSON: {e}"),
+            GenerateError::Schema(e) => write!(f, "the schema does not compile: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+fn node_fn(id: u32) -> Ident {
+    format_ident!("n{}", id)
+}
+
+/// The nodes reachable from the root through generated steps.
+fn reachable(plan: &Plan) -> Vec<u32> {
+    let mut seen = vec![false; plan.nodes.len()];
+    let mut stack = vec![plan.root];
+    let mut out = Vec::new();
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut seen[n as usize], true) {
+            continue;
+        }
+        out.push(n);
+        stack.extend(children(&plan.nodes[n as usize]));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The nodes a node's generated code calls.
+fn children(node: &NodePlan) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (_, step) in &node.keywords {
+        match step {
+            Step::Properties(p) => out.extend(p.iter().map(|(_, n)| *n)),
+            Step::Additional { properties, node } => {
+                out.extend(properties.iter().map(|(_, n)| *n));
+                out.extend(node);
+            }
+            Step::PrefixItems(l) | Step::AllOf(l) | Step::AnyOf(l) | Step::OneOf(l) => {
+                out.extend(l)
+            }
+            Step::Items { node, .. } | Step::Not(node) | Step::Ref(node) => out.push(*node),
+            Step::If { cond, then, els } => {
+                out.push(*cond);
+                out.extend(then);
+                out.extend(els);
+            }
+            Step::False
+            | Step::Type { .. }
+            | Step::Strings(_)
+            | Step::Bound { .. }
+            | Step::MaxLength(_)
+            | Step::MinLength(_)
+            | Step::MaxItems(_)
+            | Step::MinItems(_)
+            | Step::MaxProperties(_)
+            | Step::MinProperties(_)
+            | Step::Required(_)
+            | Step::Engine { .. } => {}
+        }
+    }
+    out
+}
+
+/// Whether `from` reaches `to` through generated calls.
+fn reaches(plan: &Plan, from: u32, to: u32) -> bool {
+    let mut seen = vec![false; plan.nodes.len()];
+    let mut stack = vec![from];
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return true;
+        }
+        if std::mem::replace(&mut seen[n as usize], true) {
+            continue;
+        }
+        stack.extend(children(&plan.nodes[n as usize]));
+    }
+    false
+}
+
+fn u64_lit(n: u64) -> Literal {
+    Literal::u64_suffixed(n)
+}
+
+/// The code of one instance kind's arm, keyword by keyword, each with its cost class:
+/// an arm runs its checks cheapest first (the verdict is their conjunction, whatever the
+/// order), so `maxItems` fails an array before `items` walks it.
+#[derive(Default)]
+struct Arms {
+    null: Vec<(u8, TokenStream)>,
+    boolean: Vec<(u8, TokenStream)>,
+    number: Vec<(u8, TokenStream)>,
+    string: Vec<(u8, TokenStream)>,
+    array: Vec<(u8, TokenStream)>,
+    object: Vec<(u8, TokenStream)>,
+    /// Checks of any kind of instance (applicators on the whole value).
+    any: Vec<(u8, TokenStream)>,
+}
+
+/// A comparison with a constant.
+const CHEAP: u8 = 0;
+/// A call of the engine's code for one value.
+const SHARED: u8 = 1;
+/// Generated code that applies subschemas.
+const APPLIES: u8 = 2;
+/// The engine applying subschemas.
+const DELEGATED: u8 = 3;
+
+/// A name match: by length first, then the names of that length (a `match` on strings
+/// compares them one after another).
+fn name_match(
+    key: &TokenStream,
+    names: &[(String, TokenStream)],
+    other: TokenStream,
+) -> TokenStream {
+    let mut by_len: BTreeMap<usize, Vec<&(String, TokenStream)>> = BTreeMap::new();
+    for entry in names {
+        by_len.entry(entry.0.len()).or_default().push(entry);
+    }
+    let arms = by_len.iter().map(|(len, entries)| {
+        let inner = entries.iter().map(|(name, body)| {
+            let lit = Literal::string(name);
+            quote! { #lit => { #body } }
+        });
+        let len = Literal::usize_unsuffixed(*len);
+        quote! { #len => match #key { #(#inner)* _ => { #other } }, }
+    });
+    quote! {
+        match #key.len() {
+            #(#arms)*
+            _ => { #other }
+        }
+    }
+}
+
+fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
+    let mut coverage = Coverage::default();
+    let nodes = if plan.dynamic {
+        coverage.delegated_schema = true;
+        Vec::new()
+    } else {
+        reachable(plan)
+    };
+    let mut uses_engine = false;
+    let mut fns = Vec::new();
+    for &id in &nodes {
+        let node = &plan.nodes[id as usize];
+        coverage.nodes += 1;
+        let f = node_fn(id);
+        let node_lit = Literal::u32_suffixed(id);
+        if node.whole {
+            coverage.delegated_nodes += 1;
+            uses_engine = true;
+            fns.push(quote! {
+                #[inline(never)]
+                pub(super) fn #f(v: &__c::Value, _s: &mut __c::Steps) -> bool {
+                    __c::node(r(), #node_lit, v)
+                }
+            });
+            continue;
+        }
+        let mut a = Arms::default();
+        for (k, step) in &node.keywords {
+            let k_lit = Literal::u32_suffixed(*k);
+            let engine = quote! { __c::keyword(r(), #node_lit, #k_lit, v) };
+            match step {
+                Step::Engine { delegates, only } => {
+                    uses_engine = true;
+                    let cost = if *delegates { DELEGATED } else { SHARED };
+                    if *delegates {
+                        coverage.delegated_keywords += 1;
+                    } else {
+                        coverage.shared += 1;
+                    }
+                    match *only {
+                        Some(NUMBER) => a.number.push((cost, engine)),
+                        Some(STRING) => a.string.push((cost, engine)),
+                        Some(ARRAY) => a.array.push((cost, engine)),
+                        Some(OBJECT) => a.object.push((cost, engine)),
+                        _ => a.any.push((cost, engine)),
+                    }
+                    continue;
+                }
+                _ => coverage.generated += 1,
+            }
+            match step {
+                Step::False => a.any.push((CHEAP, quote! { false })),
+                Step::Type {
+                    bits,
+                    kinds,
+                    any_number,
+                    integer,
+                } => {
+                    let no = quote! { false };
+                    for (arm, yes) in [
+                        (&mut a.null, kinds[0]),
+                        (&mut a.boolean, kinds[1]),
+                        (&mut a.string, kinds[2]),
+                        (&mut a.array, kinds[3]),
+                        (&mut a.object, kinds[4]),
+                    ] {
+                        if !yes {
+                            arm.push((CHEAP, no.clone()));
+                        }
+                    }
+                    if !any_number {
+                        if *integer {
+                            let bits = Literal::u8_suffixed(*bits);
+                            a.number
+                                .push((CHEAP, quote! { __c::type_admits(#bits, v) }));
+                        } else {
+                            a.number.push((CHEAP, no));
+                        }
+                    }
+                }
+                Step::Strings(list) => {
+                    let lits = list.iter().map(|s| Literal::string(s));
+                    if list.is_empty() {
+                        // (`enum: []` admits nothing.)
+                        a.string.push((CHEAP, quote! { false }));
+                    } else {
+                        a.string
+                            .push((CHEAP, quote! { matches!(s.as_str(), #(#lits)|*) }));
+                    }
+                    for arm in [
+                        &mut a.null,
+                        &mut a.boolean,
+                        &mut a.number,
+                        &mut a.array,
+                        &mut a.object,
+                    ] {
+                        arm.push((CHEAP, quote! { false }));
+                    }
+                }
+                Step::Bound {
+                    kind,
+                    floor,
+                    ceil,
+                    float,
+                } => {
+                    let (floor, ceil) = (
+                        Literal::i128_suffixed(*floor),
+                        Literal::i128_suffixed(*ceil),
+                    );
+                    let int = match kind {
+                        0 => quote! { (i as i128) >= #ceil },
+                        1 => quote! { (i as i128) > #floor },
+                        2 => quote! { (i as i128) <= #floor },
+                        _ => quote! { (i as i128) < #ceil },
+                    };
+                    let float_test = float.map(|f| {
+                        let bits = Literal::u64_suffixed(f.to_bits());
+                        let limit = quote! { f64::from_bits(#bits) };
+                        let cmp = match kind {
+                            0 => quote! { f >= #limit },
+                            1 => quote! { f > #limit },
+                            2 => quote! { f <= #limit },
+                            _ => quote! { f < #limit },
+                        };
+                        quote! {
+                            else if let (true, Some(f)) = (n.is_f64(), n.as_f64()) { #cmp }
+                        }
+                    });
+                    // (The engine decides what one comparison does not: integers past
+                    // `i64`, floats against a limit no `f64` holds.)
+                    uses_engine = true;
+                    a.number.push((
+                        CHEAP,
+                        quote! {
+                            if let Some(i) = n.as_i64() { #int } #float_test else { #engine }
+                        },
+                    ));
+                }
+                Step::MaxLength(m) => {
+                    let m = u64_lit(*m);
+                    a.string.push((CHEAP, quote! { __c::max_length(s, #m) }));
+                }
+                Step::MinLength(m) => {
+                    let m = u64_lit(*m);
+                    a.string.push((CHEAP, quote! { __c::min_length(s, #m) }));
+                }
+                Step::MaxItems(m) => {
+                    let m = u64_lit(*m);
+                    a.array.push((CHEAP, quote! { (a.len() as u64) <= #m }));
+                }
+                Step::MinItems(m) => {
+                    let m = u64_lit(*m);
+                    a.array.push((CHEAP, quote! { (a.len() as u64) >= #m }));
+                }
+                Step::MaxProperties(m) => {
+                    let m = u64_lit(*m);
+                    a.object.push((CHEAP, quote! { (o.len() as u64) <= #m }));
+                }
+                Step::MinProperties(m) => {
+                    let m = u64_lit(*m);
+                    a.object.push((CHEAP, quote! { (o.len() as u64) >= #m }));
+                }
+                Step::Required(names) => {
+                    for n in names {
+                        let lit = Literal::string(n);
+                        a.object.push((CHEAP, quote! { o.contains_key(#lit) }));
+                    }
+                }
+                Step::Properties(props) if props.is_empty() => {}
+                Step::Properties(props) => {
+                    let key = quote! { key };
+                    let names: Vec<(String, TokenStream)> = props
+                        .iter()
+                        .map(|(n, node)| {
+                            let f = node_fn(*node);
+                            (n.clone(), quote! { if !#f(x, st) { return false; } })
+                        })
+                        .collect();
+                    let m = name_match(&key, &names, quote! {});
+                    a.object.push((
+                        APPLIES,
+                        quote! {{
+                            for (key, x) in o {
+                                let key = key.as_str();
+                                #m
+                            }
+                            true
+                        }},
+                    ));
+                }
+                Step::Additional { properties, node } => {
+                    let key = quote! { key };
+                    let names: Vec<(String, TokenStream)> = properties
+                        .iter()
+                        .map(|(n, node)| {
+                            let f = node_fn(*node);
+                            (n.clone(), quote! { if !#f(x, st) { return false; } })
+                        })
+                        .collect();
+                    let other = match node {
+                        Some(n) => {
+                            let f = node_fn(*n);
+                            quote! { if !#f(x, st) { return false; } }
+                        }
+                        None => quote! { return false; },
+                    };
+                    let m = name_match(&key, &names, other);
+                    a.object.push((
+                        APPLIES,
+                        quote! {{
+                            for (key, x) in o {
+                                let key = key.as_str();
+                                #m
+                            }
+                            true
+                        }},
+                    ));
+                }
+                Step::PrefixItems(list) => {
+                    let checks = list.iter().enumerate().map(|(i, n)| {
+                        let f = node_fn(*n);
+                        let i = Literal::usize_unsuffixed(i);
+                        quote! { if let Some(x) = a.get(#i) { if !#f(x, st) { return false; } } }
+                    });
+                    a.array.push((APPLIES, quote! {{ #(#checks)* true }}));
+                }
+                Step::Items { node, skip } => {
+                    let f = node_fn(*node);
+                    let skip = Literal::usize_unsuffixed(*skip as usize);
+                    a.array.push((
+                        APPLIES,
+                        quote! {{
+                            for x in a.iter().skip(#skip) {
+                                if !#f(x, st) { return false; }
+                            }
+                            true
+                        }},
+                    ));
+                }
+                Step::AllOf(list) => {
+                    for n in list {
+                        let f = node_fn(*n);
+                        a.any.push((APPLIES, quote! { #f(v, st) }));
+                    }
+                }
+                Step::AnyOf(list) => {
+                    let calls = list.iter().map(|n| {
+                        let f = node_fn(*n);
+                        quote! { #f(v, st) }
+                    });
+                    a.any.push((APPLIES, quote! { (#(#calls)||*) }));
+                }
+                Step::OneOf(list) => {
+                    let calls = list.iter().map(|n| {
+                        let f = node_fn(*n);
+                        quote! {
+                            if #f(v, st) {
+                                if matched { return false; }
+                                matched = true;
+                            }
+                        }
+                    });
+                    a.any.push((
+                        APPLIES,
+                        quote! {{
+                            let mut matched = false;
+                            #(#calls)*
+                            matched
+                        }},
+                    ));
+                }
+                Step::Not(n) => {
+                    let f = node_fn(*n);
+                    a.any.push((APPLIES, quote! { !#f(v, st) }));
+                }
+                Step::If { cond, then, els } => {
+                    let c = node_fn(*cond);
+                    let branch = |b: &Option<u32>| match b {
+                        Some(n) => {
+                            let f = node_fn(*n);
+                            quote! { #f(v, st) }
+                        }
+                        None => quote! { true },
+                    };
+                    let (t, e) = (branch(then), branch(els));
+                    if then.is_some() || els.is_some() {
+                        a.any
+                            .push((APPLIES, quote! { if #c(v, st) { #t } else { #e } }));
+                    }
+                }
+                Step::Ref(target) => {
+                    let f = node_fn(*target);
+                    // (A reference that can come back here may recurse as deep as the
+                    // instance: on a fresh stack segment when this one runs low.)
+                    let call = if reaches(plan, *target, id) {
+                        quote! { __c::deep(|| #f(v, st)) }
+                    } else {
+                        quote! { #f(v, st) }
+                    };
+                    a.any.push((
+                        APPLIES,
+                        quote! {{
+                            if !st.step() { return false; }
+                            #call
+                        }},
+                    ));
+                }
+                Step::Engine { .. } => unreachable!("handled above"),
+            }
+        }
+        fns.push(node_body(&f, a));
+    }
+    let config_tokens = {
+        let (f, c, d) = (config.assert_formats, config.assert_content, config.draft);
+        quote! { __c::Config { assert_formats: #f, assert_content: #c, draft: #d } }
+    };
+    let (fp_nodes, fp_keywords) = plan.fingerprint;
+    let module = format_ident!("__toolschema_{}", name);
+    let text_lit = Literal::string(text);
+    let root = node_fn(plan.root);
+    let is_valid = if coverage.delegated_schema {
+        quote! { #module::forms().fast.is_valid(instance) }
+    } else {
+        let guard = uses_engine.then(|| {
+            quote! {
+                if #module::forms().reference.is_none() {
+                    return #module::forms().fast.is_valid(instance);
+                }
+            }
+        });
+        quote! {
+            #guard
+            let mut steps = ::toolschema::codegen::Steps::new();
+            let ok = #module::#root(instance, &mut steps);
+            if steps.spent() {
+                // (Past the generated code's budget: the engine's own decides.)
+                return #module::forms().fast.is_valid(instance);
+            }
+            ok
+        }
+    };
+    let tokens = quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused, clippy::all, clippy::pedantic)]
+        mod #module {
+            use ::toolschema::codegen as __c;
+            pub(super) const SCHEMA: &str = #text_lit;
+            static FORMS: ::std::sync::OnceLock<__c::Forms> = ::std::sync::OnceLock::new();
+            #[inline(never)]
+            pub(super) fn forms() -> &'static __c::Forms {
+                FORMS.get_or_init(|| __c::Forms::new(SCHEMA, #config_tokens, (#fp_nodes, #fp_keywords)))
+            }
+            /// The reference form (checked present before the generated code runs).
+            #[inline(always)]
+            fn r() -> &'static ::toolschema::Schema {
+                let f = forms();
+                f.reference.as_ref().unwrap_or(&f.fast)
+            }
+            #(#fns)*
+        }
+
+        impl #name {
+            /// The schema this validator was generated from, as JSON text.
+            pub const SCHEMA: &'static str = #module::SCHEMA;
+
+            /// Whether `instance` conforms: generated code, the verdict of
+            /// [`toolschema::Schema::is_valid`]. Allocates nothing.
+            pub fn is_valid(instance: &::toolschema::codegen::Value) -> bool {
+                #is_valid
+            }
+
+            /// The runtime engine's compiled form of the schema (compiled on first use),
+            /// for the rest of its API.
+            pub fn schema() -> &'static ::toolschema::Schema {
+                &#module::forms().fast
+            }
+
+            /// [`toolschema::Schema::validate`]: the generated verdict, then the engine's
+            /// errors for an instance it rejects.
+            ///
+            /// # Errors
+            /// Every error, in evaluation order.
+            pub fn validate(
+                instance: &::toolschema::codegen::Value,
+            ) -> ::core::result::Result<(), ::toolschema::ValidationErrors> {
+                if Self::is_valid(instance) {
+                    return Ok(());
+                }
+                Self::schema().validate(instance)
+            }
+
+            /// [`toolschema::Schema::iter_errors`].
+            pub fn iter_errors<'v>(
+                instance: &'v ::toolschema::codegen::Value,
+            ) -> ::toolschema::ErrorIter<'static, 'v> {
+                Self::schema().iter_errors(instance)
+            }
+
+            /// [`toolschema::Schema::evaluate`].
+            pub fn evaluate(instance: &::toolschema::codegen::Value) -> ::toolschema::Evaluation {
+                Self::schema().evaluate(instance)
+            }
+        }
+    };
+    Generated { tokens, coverage }
+}
+
+/// A node's function: a `match` on the instance's kind, each arm its kind's checks then
+/// the checks of any kind.
+fn node_body(f: &Ident, a: Arms) -> TokenStream {
+    let any = &a.any;
+    let arm = |checks: &[(u8, TokenStream)]| -> TokenStream {
+        let mut all: Vec<&(u8, TokenStream)> = checks.iter().chain(any.iter()).collect();
+        if all.is_empty() {
+            return quote! { true };
+        }
+        // (Stable: keywords of one class keep the schema's order.)
+        all.sort_by_key(|(cost, _)| *cost);
+        let all = all.into_iter().map(|(_, t)| t);
+        quote! { #( (#all) )&&* }
+    };
+    let (null, boolean, number, string, array, object) = (
+        arm(&a.null),
+        arm(&a.boolean),
+        arm(&a.number),
+        arm(&a.string),
+        arm(&a.array),
+        arm(&a.object),
+    );
+    quote! {
+        #[inline]
+        pub(super) fn #f(v: &__c::Value, st: &mut __c::Steps) -> bool {
+            match v {
+                __c::Value::Null => #null,
+                __c::Value::Bool(_) => #boolean,
+                __c::Value::Number(n) => #number,
+                __c::Value::String(s) => #string,
+                __c::Value::Array(a) => #array,
+                __c::Value::Object(o) => #object,
+            }
+        }
+    }
+}
