@@ -1,6 +1,6 @@
 //! JWT access tokens checked against the authorization server's JWKS: discovered from its
 //! metadata (RFC 8414, then OpenID Connect discovery), cached, fetched again when a token
-//! names a key it does not hold (at most once per [`REFRESH_EVERY`]).
+//! names a key it does not hold (at most once per refresh interval, 10 s by default).
 
 use super::fetch::Fetcher;
 use super::{Grant, Refusal};
@@ -9,9 +9,6 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// The least time between two JWKS fetches caused by unknown key ids, so that tokens naming
-/// made-up keys cannot make the server hammer the authorization server.
-pub(crate) const REFRESH_EVERY: Duration = Duration::from_secs(10);
 /// Keys older than this are fetched again at the next token (rotation without a new `kid`).
 const MAX_AGE: Duration = Duration::from_secs(3600);
 
@@ -31,14 +28,21 @@ struct Keys {
 pub(crate) struct JwtVerifier {
     issuer: String,
     configured_jwks: Option<String>,
+    /// The least time between two JWKS fetches caused by unknown key ids.
+    refresh_every: Duration,
     state: tokio::sync::Mutex<Keys>,
 }
 
 impl JwtVerifier {
-    pub(crate) fn new(issuer: String, jwks_uri: Option<String>) -> JwtVerifier {
+    pub(crate) fn new(
+        issuer: String,
+        jwks_uri: Option<String>,
+        refresh_every: Duration,
+    ) -> JwtVerifier {
         JwtVerifier {
             issuer,
             configured_jwks: jwks_uri,
+            refresh_every,
             state: tokio::sync::Mutex::new(Keys::default()),
         }
     }
@@ -104,7 +108,9 @@ impl JwtVerifier {
             }
             Pick::None => {}
         }
-        let recent = state.fetched.is_some_and(|t| t.elapsed() < REFRESH_EVERY);
+        let recent = state
+            .fetched
+            .is_some_and(|t| t.elapsed() < self.refresh_every);
         if !stale && !recent {
             self.refresh(fetcher, &mut state).await?;
             let issuer = state.issuer.clone().unwrap_or_else(|| self.issuer.clone());

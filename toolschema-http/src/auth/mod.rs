@@ -67,6 +67,7 @@ pub struct AuthOptions {
     policy: ToolPolicy,
     leeway: Duration,
     resource_name: Option<String>,
+    jwks_refresh: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -146,6 +147,7 @@ impl AuthOptions {
             policy: ToolPolicy::default(),
             leeway: Duration::from_secs(30),
             resource_name: None,
+            jwks_refresh: Duration::from_secs(10),
         }
     }
 
@@ -241,6 +243,15 @@ impl AuthOptions {
     /// The clock skew allowed for `exp` and `nbf` (default 30 s).
     pub fn leeway(mut self, leeway: Duration) -> AuthOptions {
         self.leeway = leeway;
+        self
+    }
+
+    /// With [`jwt`](Self::jwt): the least time between two fetches of the JWKS caused by
+    /// a token naming a key id the server does not hold (default 10 s), so that tokens
+    /// with made-up key ids cannot make it hammer the authorization server. (The keys are
+    /// also fetched again when an hour old.)
+    pub fn jwks_refresh_interval(mut self, every: Duration) -> AuthOptions {
+        self.jwks_refresh = every;
         self
     }
 
@@ -347,6 +358,7 @@ impl Guard {
                 Some(jwt::JwtVerifier::new(
                     options.issuer.clone(),
                     jwks_uri.clone(),
+                    options.jwks_refresh,
                 )),
                 None,
             ),
