@@ -4,140 +4,19 @@
 //! server stub started here on 127.0.0.1. (Real MCP SDK clients and the TypeScript SDK's own
 //! authorization server: toolschema-cli/tests/auth_interop.rs.)
 
-use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::blocking::{Client, Response};
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use stub::{AuthServer, auth_server, ec, ed, jwk, mint, now, rsa, rsa_other};
+
+#[path = "auth/stub.rs"]
+mod stub;
 use toolschema::mcp::{CallToolResult, SecurityScheme, Server, Tool};
 use toolschema_http::auth::{AuthOptions, ToolPolicy};
 use toolschema_http::{HttpOptions, HttpServer};
-
-const KEYS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/auth/");
-
-fn pem(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{KEYS}{name}")).unwrap()
-}
-
-fn rsa() -> EncodingKey {
-    EncodingKey::from_rsa_pem(&pem("rsa.pem")).unwrap()
-}
-fn rsa_other() -> EncodingKey {
-    EncodingKey::from_rsa_pem(&pem("rsa_other.pem")).unwrap()
-}
-fn ec() -> EncodingKey {
-    EncodingKey::from_ec_pem(&pem("ec.pem")).unwrap()
-}
-fn ed() -> EncodingKey {
-    EncodingKey::from_ed_pem(&pem("ed.pem")).unwrap()
-}
-
-fn jwk(key: &EncodingKey, alg: Algorithm, kid: &str) -> Value {
-    let mut j = Jwk::from_encoding_key(key, alg).unwrap();
-    j.common.key_id = Some(kid.into());
-    serde_json::to_value(j).unwrap()
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// The authorization server stub: RFC 8414 metadata, a JWKS the test can change, and an
-/// introspection endpoint answering from a table.
-struct AuthServer {
-    url: String,
-    jwks: Arc<Mutex<Value>>,
-    jwks_fetches: Arc<AtomicUsize>,
-    introspection: Arc<Mutex<HashMap<String, (u16, Value)>>>,
-}
-
-fn auth_server() -> AuthServer {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let jwks = Arc::new(Mutex::new(json!({"keys": [
-        jwk(&rsa(), Algorithm::RS256, "rsa1"),
-        jwk(&ec(), Algorithm::ES256, "ec1"),
-        jwk(&ed(), Algorithm::EdDSA, "ed1"),
-    ]})));
-    let jwks_fetches = Arc::new(AtomicUsize::new(0));
-    let introspection: Arc<Mutex<HashMap<String, (u16, Value)>>> = Arc::default();
-    let (j, f, i, issuer) = (
-        Arc::clone(&jwks),
-        Arc::clone(&jwks_fetches),
-        Arc::clone(&introspection),
-        url.clone(),
-    );
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            let path = line.split(' ').nth(1).unwrap_or("").to_string();
-            let mut length = 0;
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-                    break;
-                }
-                if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let body = String::from_utf8_lossy(&body).to_string();
-            let (status, doc) = match path.as_str() {
-                "/.well-known/oauth-authorization-server" => (
-                    200,
-                    json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
-                           "authorization_endpoint": format!("{issuer}/authorize"),
-                           "token_endpoint": format!("{issuer}/token"),
-                           "response_types_supported": ["code"]}),
-                ),
-                "/jwks" => {
-                    f.fetch_add(1, Ordering::SeqCst);
-                    (200, j.lock().unwrap().clone())
-                }
-                "/introspect" => {
-                    let token = body
-                        .split('&')
-                        .find_map(|kv| kv.strip_prefix("token="))
-                        .unwrap_or("")
-                        .to_string();
-                    i.lock()
-                        .unwrap()
-                        .get(&token)
-                        .cloned()
-                        .unwrap_or((401, json!({"active": false})))
-                }
-                _ => (404, json!({"error": "not found"})),
-            };
-            let text = doc.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                text.len()
-            );
-        }
-    });
-    AuthServer {
-        url,
-        jwks,
-        jwks_fetches,
-        introspection,
-    }
-}
 
 fn tools() -> Vec<Tool> {
     let open = Tool::builder("open")
@@ -190,12 +69,6 @@ fn jwt_server(a: &AuthServer) -> String {
 
 fn claims(a: &AuthServer, url: &str, scope: &str) -> Value {
     json!({"iss": a.url, "aud": url, "sub": "alice", "exp": now() + 600, "iat": now(), "scope": scope})
-}
-
-fn mint(key: &EncodingKey, alg: Algorithm, kid: &str, claims: &Value) -> String {
-    let mut h = Header::new(alg);
-    h.kid = Some(kid.into());
-    jsonwebtoken::encode(&h, claims, key).unwrap()
 }
 
 fn initialize(version: &str) -> Value {
@@ -421,6 +294,13 @@ fn each_bad_token_is_refused_with_invalid_token() {
         assert!(c.contains("resource_metadata=\""), "{what}: {c}");
         let body = r.text().unwrap();
         assert!(!body.contains(&token), "{what}: the token is echoed");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["code"], -32001, "{what}");
+        assert_eq!(body["error"]["data"]["error"], "invalid_token", "{what}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(says),
+            "{what}"
+        );
         assert!(!c.contains(&token), "{what}: the token is echoed");
     }
     // Each algorithm accepted with its own key; within the 30 s skew, a just-expired

@@ -33,6 +33,9 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 ///   RS256/ES256/EdDSA — `none` and HMAC included — or a key whose type or `alg` does not
 ///   fit the token's); the token itself is never logged or echoed;
 /// - the authorization server unreachable: 503;
+/// - each refusal's body is a JSON-RPC error (id `null`; code `-32001`, or `-32600` for
+///   400 and `-32000` for 503) whose `data` holds the OAuth `error` and
+///   `error_description`, so that clients that read the body show why;
 /// - a token without a [required scope](Self::required_scopes), or a `tools/call` whose
 ///   token does not satisfy the tool's security schemes (declared by the tool, or set by
 ///   a [`ToolPolicy`]): 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
@@ -509,8 +512,27 @@ impl Guard {
                 .collect();
             (!s.is_empty()).then(|| format!(", scope=\"{}\"", s.join(" ")))
         };
+        // A JSON-RPC error, as the endpoint's other HTTP errors are (clients surface its
+        // message), whose `data` holds the OAuth error code and description.
         let body = |error: &str, description: &str| {
-            serde_json::json!({"error": error, "error_description": description}).to_string()
+            use toolschema::mcp::jsonrpc;
+            let code = match error {
+                "temporarily_unavailable" => jsonrpc::SERVER_BUSY,
+                "invalid_request" => jsonrpc::INVALID_REQUEST,
+                _ => jsonrpc::UNAUTHORIZED,
+            };
+            let label = match error {
+                "insufficient_scope" => "forbidden",
+                "temporarily_unavailable" => "authorization server unavailable",
+                "invalid_request" => "bad request",
+                _ => "unauthorized",
+            };
+            jsonrpc::error_line(
+                &jsonrpc::Id::null(),
+                code,
+                &format!("{label}: {description}"),
+                Some(&serde_json::json!({"error": error, "error_description": description})),
+            )
         };
         match refusal {
             Refusal::Missing => (
