@@ -177,6 +177,107 @@ mod tests {
         assert!(!SecurityScheme::allows_any::<&str>(&any_token, None));
     }
 
+    /// Runs `messages` on a connection (verified by the transport or not) and returns the
+    /// answers.
+    fn run(server: &crate::mcp::Server, verified: bool, messages: &[Value]) -> Vec<Value> {
+        use std::sync::{Arc, Mutex};
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&out);
+        let sink: crate::mcp::transport::Sink = Arc::new(move |line, _, _| {
+            sink.lock().unwrap().push(serde_json::from_str::<Value>(&line).unwrap());
+        });
+        let conn = if verified {
+            crate::mcp::transport::connect_verified(server, sink)
+        } else {
+            crate::mcp::transport::connect(server, sink)
+        };
+        for m in messages {
+            conn.handle(&m.to_string());
+        }
+        conn.finish(std::time::Duration::from_secs(5));
+        let answers = out.lock().unwrap().clone();
+        answers
+    }
+
+    #[test]
+    fn a_token_only_tool_needs_a_verified_connection_or_trust() {
+        use crate::mcp::{CallToolResult, Server, Tool};
+        let tool = |name: &str, schemes: Vec<SecurityScheme>| {
+            Tool::builder(name)
+                .security_schemes(schemes)
+                .handler(|_, _| Ok(CallToolResult::text("ran")))
+                .build()
+                .unwrap()
+        };
+        let tools = vec![
+            tool("scoped", vec![SecurityScheme::oauth2(["files:write"])]),
+            tool("open", vec![SecurityScheme::NoAuth, SecurityScheme::oauth2(["x"])]),
+            tool("plain", vec![]),
+        ];
+        let messages: Vec<Value> = [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ]
+        .into_iter()
+        .chain(["scoped", "open", "plain"].iter().enumerate().map(|(i, n)| {
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": n, "arguments": {}}})
+        }))
+        .collect();
+        let answer = |answers: &[Value], id: usize| {
+            answers.iter().find(|a| a["id"] == id).cloned().unwrap()
+        };
+        let server = Server::builder("t", "1").tools(tools.clone()).build().unwrap();
+        let local = run(&server, false, &messages);
+        let refused = answer(&local, 1);
+        assert_eq!(refused["error"]["code"], crate::mcp::jsonrpc::UNAUTHORIZED);
+        assert_eq!(refused["error"]["data"]["requiredScopes"], json!(["files:write"]));
+        assert_eq!(answer(&local, 2)["result"]["content"][0]["text"], "ran");
+        assert_eq!(answer(&local, 3)["result"]["content"][0]["text"], "ran");
+        let verified = run(&server, true, &messages);
+        assert_eq!(answer(&verified, 1)["result"]["content"][0]["text"], "ran");
+        let trusting = Server::builder("t", "1")
+            .tools(tools)
+            .trust_local_user(true)
+            .build()
+            .unwrap();
+        let trusted = run(&trusting, false, &messages);
+        assert_eq!(answer(&trusted, 1)["result"]["content"][0]["text"], "ran");
+    }
+
+    #[test]
+    fn published_in_meta_from_2025_06_18_and_read_back() {
+        use crate::mcp::{ProtocolVersion, Tool};
+        let declared = json!({"name": "w", "inputSchema": {"type": "object"},
+            "_meta": {"other": 1}, "securitySchemes": [{"type": "oauth2", "scopes": ["a"]}]});
+        let tool = Tool::from_json(&declared).unwrap().build().unwrap();
+        assert_eq!(tool.security_schemes(), [SecurityScheme::oauth2(["a"])]);
+        assert!(tool.requires_token());
+        let listed = tool.to_json(ProtocolVersion::V2025_06_18);
+        assert_eq!(
+            listed["_meta"],
+            json!({"other": 1, "securitySchemes": [{"type": "oauth2", "scopes": ["a"]}]})
+        );
+        assert!(listed.get("securitySchemes").is_none());
+        assert!(tool.to_json(ProtocolVersion::V2025_03_26).get("_meta").is_none());
+        // Read back from `_meta` alone; `_meta` left with nothing else is dropped.
+        let again = json!({"name": "w", "inputSchema": {"type": "object"},
+            "_meta": {"securitySchemes": [{"type": "noauth"}]}});
+        let tool = Tool::from_json(&again).unwrap().build().unwrap();
+        assert_eq!(tool.security_schemes(), [SecurityScheme::NoAuth]);
+        assert!(!tool.requires_token());
+        assert_eq!(
+            tool.to_json(ProtocolVersion::V2025_11_25)["_meta"],
+            json!({"securitySchemes": [{"type": "noauth"}]})
+        );
+        // Both places, disagreeing: refused.
+        let both = json!({"name": "w", "inputSchema": {"type": "object"},
+            "securitySchemes": [{"type": "noauth"}],
+            "_meta": {"securitySchemes": [{"type": "oauth2"}]}});
+        assert!(Tool::from_json(&both).is_err());
+        let bad = json!({"name": "w", "inputSchema": {"type": "object"}, "securitySchemes": [{"type": "apiKey"}]});
+        assert!(Tool::from_json(&bad).is_err());
+    }
+
     #[test]
     fn reads_and_refuses() {
         let v = json!([{"type": "noauth"}, {"type": "oauth2", "scopes": ["files:write"]}]);
