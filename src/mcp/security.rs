@@ -184,7 +184,9 @@ mod tests {
         let out = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&out);
         let sink: crate::mcp::transport::Sink = Arc::new(move |line, _, _| {
-            sink.lock().unwrap().push(serde_json::from_str::<Value>(&line).unwrap());
+            sink.lock()
+                .unwrap()
+                .push(serde_json::from_str::<Value>(&line).unwrap());
         });
         let conn = if verified {
             crate::mcp::transport::connect_verified(server, sink)
@@ -211,7 +213,10 @@ mod tests {
         };
         let tools = vec![
             tool("scoped", vec![SecurityScheme::oauth2(["files:write"])]),
-            tool("open", vec![SecurityScheme::NoAuth, SecurityScheme::oauth2(["x"])]),
+            tool(
+                "open",
+                vec![SecurityScheme::NoAuth, SecurityScheme::oauth2(["x"])],
+            ),
             tool("plain", vec![]),
         ];
         let messages: Vec<Value> = [
@@ -223,14 +228,19 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": n, "arguments": {}}})
         }))
         .collect();
-        let answer = |answers: &[Value], id: usize| {
-            answers.iter().find(|a| a["id"] == id).cloned().unwrap()
-        };
-        let server = Server::builder("t", "1").tools(tools.clone()).build().unwrap();
+        let answer =
+            |answers: &[Value], id: usize| answers.iter().find(|a| a["id"] == id).cloned().unwrap();
+        let server = Server::builder("t", "1")
+            .tools(tools.clone())
+            .build()
+            .unwrap();
         let local = run(&server, false, &messages);
         let refused = answer(&local, 1);
         assert_eq!(refused["error"]["code"], crate::mcp::jsonrpc::UNAUTHORIZED);
-        assert_eq!(refused["error"]["data"]["requiredScopes"], json!(["files:write"]));
+        assert_eq!(
+            refused["error"]["data"]["requiredScopes"],
+            json!(["files:write"])
+        );
         assert_eq!(answer(&local, 2)["result"]["content"][0]["text"], "ran");
         assert_eq!(answer(&local, 3)["result"]["content"][0]["text"], "ran");
         let verified = run(&server, true, &messages);
@@ -258,7 +268,11 @@ mod tests {
             json!({"other": 1, "securitySchemes": [{"type": "oauth2", "scopes": ["a"]}]})
         );
         assert!(listed.get("securitySchemes").is_none());
-        assert!(tool.to_json(ProtocolVersion::V2025_03_26).get("_meta").is_none());
+        assert!(
+            tool.to_json(ProtocolVersion::V2025_03_26)
+                .get("_meta")
+                .is_none()
+        );
         // Read back from `_meta` alone; `_meta` left with nothing else is dropped.
         let again = json!({"name": "w", "inputSchema": {"type": "object"},
             "_meta": {"securitySchemes": [{"type": "noauth"}]}});

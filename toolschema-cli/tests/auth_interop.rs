@@ -354,3 +354,109 @@ fn stdio_refuses_a_scoped_tool_unless_the_local_user_is_trusted() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// An upstream MCP server that records the headers of every request it gets, answers
+/// `initialize`, and accepts the rest.
+fn recording_upstream() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<String>>> = std::sync::Arc::default();
+    let record = std::sync::Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let Ok(mut tcp) = tcp else { continue };
+            let record = std::sync::Arc::clone(&record);
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(tcp.try_clone().unwrap());
+                loop {
+                    let mut head = String::new();
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line.trim().is_empty() {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                        head.push_str(&line);
+                    }
+                    let mut body = vec![0; length];
+                    if reader.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    record.lock().unwrap().push(head.clone());
+                    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let reply = if head.starts_with("POST") && msg["method"] == "initialize" {
+                        let text = json!({"jsonrpc": "2.0", "id": msg["id"], "result": {
+                            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "recorder", "version": "1"}}})
+                        .to_string();
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{text}",
+                            text.len()
+                        )
+                    } else if head.starts_with("POST") {
+                        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".to_string()
+                    } else {
+                        "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n".to_string()
+                    };
+                    if tcp.write_all(reply.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn the_proxy_never_passes_the_clients_token_upstream() {
+    let a = stub::auth_server();
+    let (upstream, seen) = recording_upstream();
+    let (_proxy, url) = start(
+        &[
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            &a.url,
+            "--upstream",
+            &upstream,
+        ],
+        &[],
+    );
+    let token = stub::mint(
+        &stub::rsa(),
+        Algorithm::RS256,
+        "rsa1",
+        &claims(&a.url, &url, "files:read"),
+    );
+    let r = reqwest::blocking::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string(),
+        )
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200, "{:?}", r.text());
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty(), "the upstream got nothing");
+    for head in seen.iter() {
+        assert!(
+            !head.to_ascii_lowercase().contains("authorization") && !head.contains(&token),
+            "the client's token went upstream: {head}"
+        );
+    }
+}
