@@ -1,7 +1,8 @@
 //! Streamable HTTP for the MCP servers of [`toolschema`], an HTTP MCP client, and the
 //! contract-checking MCP proxy ([`proxy`]), on hyper and tokio: the network half of
 //! toolschema, kept out of the engine so that a library user compiles no server stack.
-//! (The gateway work — metrics, traces, authorization, tool pinning — lands here too.)
+//! (The gateway work — metrics, traces, tool pinning — lands here too.) With
+//! [`HttpOptions::auth`] the endpoint is an OAuth 2.1 resource server ([`auth`]).
 //!
 //! One endpoint (`/mcp` by default) serves every protocol era:
 //! - **2025-03-26 to 2025-11-25** (the handshake eras): `initialize` opens a session whose id
