@@ -197,8 +197,7 @@ mod tests {
             conn.handle(&m.to_string());
         }
         conn.finish(std::time::Duration::from_secs(5));
-        let answers = out.lock().unwrap().clone();
-        answers
+        out.lock().unwrap().clone()
     }
 
     #[test]

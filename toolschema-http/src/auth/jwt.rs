@@ -100,7 +100,7 @@ impl JwtVerifier {
         }
         let issuer = || state.issuer.clone().unwrap_or_else(|| self.issuer.clone());
         match pick(&state.keys, header) {
-            Pick::Found(k) => return Ok((k, issuer())),
+            Pick::Found(k) => return Ok((*k, issuer())),
             Pick::Unfit => {
                 return Err(Refusal::Invalid(
                     "the token's algorithm does not fit its key".into(),
@@ -115,7 +115,7 @@ impl JwtVerifier {
             self.refresh(fetcher, &mut state).await?;
             let issuer = state.issuer.clone().unwrap_or_else(|| self.issuer.clone());
             match pick(&state.keys, header) {
-                Pick::Found(k) => return Ok((k, issuer)),
+                Pick::Found(k) => return Ok((*k, issuer)),
                 Pick::Unfit => {
                     return Err(Refusal::Invalid(
                         "the token's algorithm does not fit its key".into(),
@@ -233,7 +233,7 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<Value, S
 }
 
 enum Pick {
-    Found(Jwk),
+    Found(Box<Jwk>),
     /// The key named fits another algorithm.
     Unfit,
     None,
@@ -251,7 +251,7 @@ fn pick(keys: &[Jwk], header: &jsonwebtoken::Header) -> Pick {
     };
     match chosen.as_slice() {
         [] => Pick::None,
-        [one] if fits(one, header.alg) => Pick::Found((*one).clone()),
+        [one] if fits(one, header.alg) => Pick::Found(Box::new((*one).clone())),
         [_] => Pick::Unfit,
         // Several keys under one kid, or no kid and several candidates: ambiguous.
         _ => Pick::Unfit,
