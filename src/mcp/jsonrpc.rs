@@ -31,6 +31,11 @@ pub const INTERNAL_ERROR: i64 = -32603;
 /// Implementation-defined: too many requests in flight on this connection, or too much
 /// memory held by them.
 pub const SERVER_BUSY: i64 = -32000;
+/// Implementation-defined: the caller is not authorized. On a connection without a verified
+/// token (e.g. stdio), a call to a tool that needs one; the error's `data` names the scopes
+/// as `{"requiredScopes": [..]}`. Over HTTP with authorization, also the body of a 401 or
+/// 403 (`data`: the OAuth `error` and `error_description`).
+pub const UNAUTHORIZED: i64 = -32001;
 /// The request's `_meta` names a protocol version the server does not serve (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 

@@ -64,6 +64,7 @@ mod context;
 pub mod contract;
 mod head;
 pub mod jsonrpc;
+pub mod security;
 mod server;
 mod talkback;
 mod tasks;
@@ -74,6 +75,7 @@ mod version;
 
 pub use content::{CallToolResult, Content, ResultShapeError};
 pub use context::{CallContext, LogLevel};
+pub use security::SecurityScheme;
 pub use server::{Connection, MAX_PROGRESS_TOKEN_BYTES, Server, ServerBuilder};
 pub use talkback::ClientRequestError;
 pub use tool::{

@@ -48,9 +48,20 @@ pub struct ServerBuilder {
     list_ttl_ms: u64,
     shutdown_grace: Duration,
     tasks: TaskLimits,
+    trust_local_user: bool,
 }
 
 impl ServerBuilder {
+    /// Lets a connection with no verified token (stdio; HTTP without authorization
+    /// configured) call tools whose [security schemes](super::security) need an OAuth
+    /// token, as if it had every scope (default: such a call is refused with
+    /// [`UNAUTHORIZED`](jsonrpc::UNAUTHORIZED)). For a server only its own user can reach,
+    /// e.g. one started by a desktop client on stdio.
+    pub fn trust_local_user(mut self, yes: bool) -> ServerBuilder {
+        self.trust_local_user = yes;
+        self
+    }
+
     /// Adds a tool. Tools are listed in the order they are added.
     pub fn tool(mut self, tool: Tool) -> ServerBuilder {
         self.tools.push(tool);
@@ -200,6 +211,7 @@ impl ServerBuilder {
                 shutdown_grace: self.shutdown_grace,
                 tasks: self.tasks,
                 offers_tasks,
+                trust_local_user: self.trust_local_user,
             }),
         })
     }
@@ -244,6 +256,7 @@ struct ServerInner {
     tasks: TaskLimits,
     /// Some tool may run as a task: the `tasks` capability is offered (2025-11-25).
     offers_tasks: bool,
+    trust_local_user: bool,
 }
 
 impl std::fmt::Debug for Server {
@@ -278,6 +291,7 @@ impl Server {
                 max_ttl: Duration::from_secs(3600),
                 poll_interval: Duration::from_millis(500),
             },
+            trust_local_user: false,
         }
     }
 
@@ -302,9 +316,16 @@ impl Server {
     }
 
     pub(crate) fn connect_sink(&self, sink: Sink) -> Connection {
+        self.connect_checked(sink, false)
+    }
+
+    /// A connection whose transport has verified each message's token, and each call's
+    /// scopes against the tool's security schemes (`verified`), or not.
+    pub(crate) fn connect_checked(&self, sink: Sink, verified: bool) -> Connection {
         Connection {
             server: self.clone(),
             state: Arc::new(ConnState {
+                verified,
                 sink,
                 session: Mutex::new(Session::default()),
                 running: Mutex::new(Running::default()),
@@ -612,6 +633,8 @@ impl Running {
 }
 
 struct ConnState {
+    /// The transport checked the caller's token and scopes before handing messages on.
+    verified: bool,
     sink: Sink,
     session: Mutex<Session>,
     running: Mutex<Running>,
@@ -1292,6 +1315,22 @@ impl Connection {
                 None,
             ));
         };
+        if tool.requires_token() && !self.state.verified && !inner.trust_local_user {
+            let scopes = super::SecurityScheme::challenge_scopes(tool.security_schemes());
+            return Err((
+                jsonrpc::UNAUTHORIZED,
+                format!(
+                    "unauthorized: tool {} needs an OAuth token{}, and this connection has none (serve it over HTTP with authorization, or trust the local user)",
+                    clip(name),
+                    if scopes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with scope {}", scopes.join(" "))
+                    }
+                ),
+                Some(json!({"requiredScopes": scopes})),
+            ));
+        }
         // Taken, not cloned: the call holds one copy of its arguments, as text until they
         // pass the input schema.
         let arguments = match req.arguments.take() {

@@ -2,6 +2,7 @@
 
 use super::content::CallToolResult;
 use super::context::CallContext;
+use super::security::{self, SecurityScheme};
 use super::version::ProtocolVersion;
 use crate::{Options, Schema, SchemaError, SchemaErrorKind};
 use serde_json::{Map, Value, json};
@@ -168,6 +169,7 @@ pub(crate) struct ToolInner {
     annotations: ToolAnnotations,
     task_support: Option<TaskSupport>,
     meta: Option<Map<String, Value>>,
+    security: Vec<SecurityScheme>,
     input_json: Value,
     pub(crate) input: Schema,
     output_json: Option<Value>,
@@ -199,6 +201,7 @@ impl Tool {
             annotations: ToolAnnotations::default(),
             task_support: None,
             meta: None,
+            security: None,
             input: json!({"type": "object"}),
             output: None,
             handler: None,
@@ -207,8 +210,9 @@ impl Tool {
     }
 
     /// Reads an MCP `Tool` object (`name`, `title`, `description`, `icons`, `annotations`,
-    /// `execution`, `_meta`, `inputSchema`, `outputSchema`) into a builder; add a handler
-    /// and call [`ToolBuilder::build`].
+    /// `execution`, `_meta`, `inputSchema`, `outputSchema`, and `securitySchemes` at the
+    /// top level or in `_meta`) into a builder; add a handler and call
+    /// [`ToolBuilder::build`].
     ///
     /// # Errors
     /// A field of the wrong type or a missing `name`/`inputSchema`.
@@ -276,6 +280,32 @@ impl Tool {
             Some(Value::Object(m)) => b.meta = Some(m.clone()),
             Some(_) => return Err(err("\"_meta\" must be an object")),
         }
+        // Top level (as the Apps SDK writes it) or in `_meta` (as it is published); both
+        // must agree when both are there.
+        let top = obj.get(security::META_KEY);
+        let in_meta = b.meta.as_mut().and_then(|m| m.remove(security::META_KEY));
+        let read = |v: &Value| SecurityScheme::list_from_json(v).map_err(|e| err(&e));
+        b.security = match (top, in_meta) {
+            (None, None) => None,
+            (Some(v), None) => Some(read(v)?),
+            (None, Some(v)) => Some(read(&v)?),
+            (Some(a), Some(m)) => {
+                let (a, m) = (read(a)?, read(&m)?);
+                if a != m {
+                    return Err(err(
+                        "\"securitySchemes\" and \"_meta.securitySchemes\" disagree",
+                    ));
+                }
+                Some(a)
+            }
+        };
+        if b.meta.as_ref().is_some_and(Map::is_empty)
+            && obj
+                .get("_meta")
+                .is_some_and(|m| m.get(security::META_KEY).is_some())
+        {
+            b.meta = None;
+        }
         match obj.get("inputSchema") {
             Some(s) => b.input = s.clone(),
             None => return Err(err("\"inputSchema\" is required")),
@@ -320,6 +350,18 @@ impl Tool {
     /// The declared `execution.taskSupport` ([`TaskSupport::Forbidden`] when absent).
     pub fn task_support(&self) -> TaskSupport {
         self.inner.task_support.unwrap_or(TaskSupport::Forbidden)
+    }
+
+    /// The security schemes the tool declares (alternatives; none: no requirement). See
+    /// [`security`](super::security).
+    pub fn security_schemes(&self) -> &[SecurityScheme] {
+        &self.inner.security
+    }
+
+    /// True when only a caller with a verified OAuth token may call the tool: it declares
+    /// schemes and none of them is `noauth`.
+    pub fn requires_token(&self) -> bool {
+        !SecurityScheme::allows_any::<&str>(&self.inner.security, None)
     }
 
     /// The compiled input schema.
@@ -380,10 +422,15 @@ impl Tool {
         {
             m.insert("execution".into(), json!({"taskSupport": ts.as_str()}));
         }
-        if version >= ProtocolVersion::V2025_06_18
-            && let Some(meta) = &t.meta
-        {
-            m.insert("_meta".into(), Value::Object(meta.clone()));
+        if version >= ProtocolVersion::V2025_06_18 {
+            if !t.security.is_empty() {
+                m.insert(
+                    "_meta".into(),
+                    security::publish(t.meta.as_ref(), &t.security),
+                );
+            } else if let Some(meta) = &t.meta {
+                m.insert("_meta".into(), Value::Object(meta.clone()));
+            }
         }
         Value::Object(m)
     }
@@ -398,6 +445,7 @@ pub struct ToolBuilder {
     annotations: ToolAnnotations,
     task_support: Option<TaskSupport>,
     meta: Option<Map<String, Value>>,
+    security: Option<Vec<SecurityScheme>>,
     input: Value,
     output: Option<Value>,
     handler: Option<Handler>,
@@ -462,6 +510,14 @@ impl ToolBuilder {
     /// Sets `execution.taskSupport`.
     pub fn task_support(mut self, support: TaskSupport) -> ToolBuilder {
         self.task_support = Some(support);
+        self
+    }
+
+    /// Sets the tool's security schemes (alternatives: a caller that satisfies one may
+    /// call), published in `_meta.securitySchemes` and enforced by the transports; see
+    /// [`security`](super::security).
+    pub fn security_schemes(mut self, schemes: Vec<SecurityScheme>) -> ToolBuilder {
+        self.security = Some(schemes);
         self
     }
 
@@ -560,6 +616,7 @@ impl ToolBuilder {
                 annotations: self.annotations,
                 task_support: self.task_support,
                 meta: self.meta,
+                security: self.security.unwrap_or_default(),
                 input_json,
                 input,
                 output_json,

@@ -47,6 +47,16 @@ pub fn connect(server: &Server, sink: Sink) -> Connection {
     server.connect_sink(sink)
 }
 
+/// [`connect`] for a transport that verifies each caller's OAuth token, and each
+/// `tools/call`'s scopes against the tool's [security schemes](super::security), before
+/// handing a message on (as `toolschema-http` does when authorization is configured): the
+/// connection then runs calls to tools that need a token, which a connection from
+/// [`connect`] refuses with [`UNAUTHORIZED`](super::jsonrpc::UNAUTHORIZED) unless the server
+/// trusts the local user.
+pub fn connect_verified(server: &Server, sink: Sink) -> Connection {
+    server.connect_checked(sink, true)
+}
+
 /// `tool`'s input schema as it was declared (before compilation), for annotations a
 /// transport reads, such as 2026-07-28 `x-mcp-header`; `None` for an unknown tool.
 ///

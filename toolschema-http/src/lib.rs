@@ -1,7 +1,8 @@
 //! Streamable HTTP for the MCP servers of [`toolschema`], an HTTP MCP client, and the
 //! contract-checking MCP proxy ([`proxy`]), on hyper and tokio: the network half of
 //! toolschema, kept out of the engine so that a library user compiles no server stack.
-//! (The gateway work — metrics, traces, authorization, tool pinning — lands here too.)
+//! (The gateway work — metrics, traces, tool pinning — lands here too.) With
+//! [`HttpOptions::auth`] the endpoint is an OAuth 2.1 resource server ([`auth`]).
 //!
 //! One endpoint (`/mcp` by default) serves every protocol era:
 //! - **2025-03-26 to 2025-11-25** (the handshake eras): `initialize` opens a session whose id
@@ -44,6 +45,7 @@
 
 #![deny(missing_docs)]
 
+pub mod auth;
 pub(crate) mod client;
 pub mod proxy;
 mod routes;
@@ -99,6 +101,7 @@ pub struct HttpOptions {
     pub(crate) body_timeout: Duration,
     pub(crate) min_body_rate: u64,
     pub(crate) keep_alive: Duration,
+    pub(crate) auth: Option<auth::AuthOptions>,
 }
 
 impl Default for HttpOptions {
@@ -131,7 +134,16 @@ impl HttpOptions {
             body_timeout: Duration::from_secs(30),
             min_body_rate: 1024,
             keep_alive: Duration::from_secs(15),
+            auth: None,
         }
+    }
+
+    /// Makes the endpoint an OAuth 2.1 resource server (MCP authorization): every request
+    /// needs a valid bearer token, calls need the scopes their tools require, and the
+    /// Protected Resource Metadata is served. See [`auth::AuthOptions`].
+    pub fn auth(mut self, auth: auth::AuthOptions) -> HttpOptions {
+        self.auth = Some(auth);
+        self
     }
 
     /// The endpoint's path (default `/mcp`); other paths get 404.
@@ -314,7 +326,11 @@ impl HttpServer {
             .enable_all()
             .thread_name("mcp-http")
             .build()?;
-        let shared = Arc::new(service::Shared::new(Arc::new(self.server), self.options));
+        let shared = Arc::new(service::Shared::new(
+            Arc::new(self.server),
+            self.options,
+            self.addr,
+        )?);
         runtime.block_on(service::accept_loop(self.listener, shared))
     }
 }
@@ -328,7 +344,8 @@ pub(crate) async fn serve_endpoint(
     shutdown: impl std::future::Future<Output = ()>,
     grace: Duration,
 ) -> io::Result<()> {
-    let shared = Arc::new(service::Shared::new(endpoint, options));
+    let addr = listener.local_addr()?;
+    let shared = Arc::new(service::Shared::new(endpoint, options, addr)?);
     let accept = tokio::spawn(service::accept_loop(listener, Arc::clone(&shared)));
     shutdown.await;
     accept.abort();

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 use toolschema::mcp::jsonrpc::Id;
 use toolschema::mcp::transport::{self, Outgoing, Sink};
-use toolschema::mcp::{Connection, ProtocolVersion, Server};
+use toolschema::mcp::{Connection, ProtocolVersion, SecurityScheme, Server};
 
 /// What answers one session's messages: a [`Server`]'s [`Connection`], or the contract
 /// proxy's relay to a server behind it.
@@ -51,11 +51,30 @@ pub(crate) trait Endpoint: Send + Sync {
     fn keeps_unrelated(&self) -> bool {
         false
     }
+
+    /// The security schemes `tool` declares; `None` when unknown or not declared (a relay).
+    fn security_schemes(&self, _tool: &str) -> Option<Vec<SecurityScheme>> {
+        None
+    }
+
+    /// [`connect`](Self::connect) for a transport that has checked each caller's token and
+    /// each call's scopes before handing messages on.
+    fn connect_verified(&self, sink: Sink, stateless: bool) -> Result<Box<dyn Backend>, String> {
+        self.connect(sink, stateless)
+    }
 }
 
 impl Endpoint for Server {
     fn connect(&self, sink: Sink, _stateless: bool) -> Result<Box<dyn Backend>, String> {
         Ok(Box::new(transport::connect(self, sink)))
+    }
+
+    fn connect_verified(&self, sink: Sink, _stateless: bool) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(transport::connect_verified(self, sink)))
+    }
+
+    fn security_schemes(&self, tool: &str) -> Option<Vec<SecurityScheme>> {
+        self.tool(tool).map(|t| t.security_schemes().to_vec())
     }
 
     fn input_schema(&self, tool: &str) -> Option<Cow<'_, Value>> {
@@ -73,7 +92,16 @@ pub(crate) struct HttpSession {
     pub(crate) last_used: Mutex<Instant>,
     replay_events: usize,
     keep_unrelated: bool,
+    /// With authorization: the subject of the token that opened the session (`None`: the
+    /// token named none); requests with another subject's token are refused.
+    pub(crate) owner: OnceLock<Option<String>>,
+    /// Answers to rewrite before they are sent, by request id key (`tools/list` answers
+    /// whose tools the caller may not call are left out).
+    rewrites: Mutex<HashMap<String, Rewrite>>,
 }
+
+/// Rewrites one answer line.
+pub(crate) type Rewrite = Box<dyn FnOnce(String) -> String + Send>;
 
 #[derive(Default)]
 pub(crate) struct Routes {
@@ -116,19 +144,22 @@ impl HttpSession {
         endpoint: &dyn Endpoint,
         stateless: bool,
         replay_events: usize,
+        verified: bool,
     ) -> Result<Arc<HttpSession>, String> {
         // The sink reaches the session once it exists; a backend says nothing before its
         // first message.
         let slot: Arc<OnceLock<Weak<HttpSession>>> = Arc::default();
         let target = Arc::clone(&slot);
-        let conn = endpoint.connect(
-            Arc::new(move |line, kind, related| {
-                if let Some(session) = target.get().and_then(Weak::upgrade) {
-                    session.deliver(line, kind, related);
-                }
-            }),
-            stateless,
-        )?;
+        let sink: Sink = Arc::new(move |line, kind, related| {
+            if let Some(session) = target.get().and_then(Weak::upgrade) {
+                session.deliver(line, kind, related);
+            }
+        });
+        let conn = if verified {
+            endpoint.connect_verified(sink, stateless)?
+        } else {
+            endpoint.connect(sink, stateless)?
+        };
         let session = Arc::new(HttpSession {
             conn,
             routes: Mutex::new(Routes::default()),
@@ -136,6 +167,8 @@ impl HttpSession {
             last_used: Mutex::new(Instant::now()),
             replay_events,
             keep_unrelated: endpoint.keeps_unrelated(),
+            owner: OnceLock::new(),
+            rewrites: Mutex::new(HashMap::new()),
         });
         let _ = slot.set(Arc::downgrade(&session));
         Ok(session)
@@ -275,6 +308,11 @@ impl HttpSession {
     }
 
     /// The connection's sink: puts the message on the stream of the request it relates to.
+    /// Rewrites the answer to the request with id key `key` before it is sent.
+    pub(crate) fn rewrite_answer(&self, key: String, rewrite: Rewrite) {
+        lock(&self.rewrites).insert(key, rewrite);
+    }
+
     fn deliver(&self, line: String, kind: Outgoing, related: Option<&Id>) {
         let key = match related {
             Some(id) => id.key().to_string(),
@@ -283,6 +321,15 @@ impl HttpSession {
         // A response ends its stream; a notification or a request to the client that must
         // not be dropped (the acknowledgement of `subscriptions/listen`, sampling) does not.
         let answer = kind == Outgoing::Answer && !has_method(&line);
+        let rewrite = if answer {
+            lock(&self.rewrites).remove(&key)
+        } else {
+            None
+        };
+        let line = match rewrite {
+            Some(f) => f(line),
+            None => line,
+        };
         let mut routes = lock(&self.routes);
         if answer && routes.version.is_none() && !self.stateless {
             routes.version = negotiated(&line);

@@ -1,7 +1,8 @@
 //! The endpoint: header checks, sessions, and the POST, GET and DELETE methods.
 
 use super::HttpOptions;
-use super::routes::{Endpoint, HttpSession, SseBody, lock};
+use super::auth::{self, Grant, Guard, Refusal};
+use super::routes::{Endpoint, HttpSession, Rewrite, SseBody, lock};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
@@ -32,15 +33,32 @@ pub(crate) struct Shared {
     endpoint: Arc<dyn Endpoint>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The resource server, when authorization is configured.
+    guard: Option<Arc<Guard>>,
 }
 
 impl Shared {
-    pub(crate) fn new(endpoint: Arc<dyn Endpoint>, options: HttpOptions) -> Shared {
-        Shared {
+    /// The endpoint's state; `addr` is the bound address (the default OAuth resource).
+    ///
+    /// # Errors
+    /// The authorization options cannot work (an HTTPS client cannot be made).
+    pub(crate) fn new(
+        endpoint: Arc<dyn Endpoint>,
+        options: HttpOptions,
+        addr: std::net::SocketAddr,
+    ) -> io::Result<Shared> {
+        let guard = match &options.auth {
+            None => None,
+            Some(a) => Some(Arc::new(
+                Guard::new(a, addr, &options.path).map_err(io::Error::other)?,
+            )),
+        };
+        Ok(Shared {
             endpoint,
             options,
             sessions: Mutex::new(HashMap::new()),
-        }
+            guard,
+        })
     }
 
     /// Ends every session (their running work gets `grace`), e.g. at shutdown.
@@ -371,11 +389,37 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
+    if let Some(guard) = &shared.guard
+        && guard.is_metadata_path(req.uri().path(), &shared.options.path)
+    {
+        if let Some(reply) = check_origin(&shared.options, req.uri(), req.headers()) {
+            return reply;
+        }
+        return resource_metadata(guard, req.method());
+    }
     if req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }
     if let Some(reply) = check_origin(&shared.options, req.uri(), req.headers()) {
         return reply;
+    }
+    let grant = match &shared.guard {
+        None => None,
+        Some(guard) => match guard.admit(req.headers()).await {
+            Ok(grant) => Some(grant),
+            Err(refusal) => return refused(guard, &refusal),
+        },
+    };
+    // A session answers only to the subject whose token opened it.
+    if let Some(grant) = &grant
+        && let Some(id) = header_str(req.headers(), SESSION_HEADER)
+        && let Some(session) = lock(&shared.sessions).get(id.trim()).cloned()
+        && session
+            .owner
+            .get()
+            .is_some_and(|owner| *owner != grant.subject)
+    {
+        return session_not_found();
     }
     if let Some(v) = header_str(req.headers(), VERSION_HEADER)
         && ProtocolVersion::parse(v.trim()).is_none()
@@ -387,7 +431,7 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         );
     }
     match *req.method() {
-        Method::POST => post(shared, conn, req).await,
+        Method::POST => post(shared, conn, req, grant.as_ref()).await,
         Method::GET => get(shared, req.headers()),
         Method::DELETE => delete(shared, req.headers()),
         _ => {
@@ -576,7 +620,12 @@ struct Params {
     arguments: Option<Box<RawValue>>,
 }
 
-async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
+async fn post(
+    shared: &Shared,
+    conn: &Conn,
+    req: Request<Incoming>,
+    grant: Option<&Grant>,
+) -> Reply {
     let options = &shared.options;
     let headers = req.headers().clone();
     let content_type = header_str(&headers, "content-type").unwrap_or("");
@@ -648,6 +697,11 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         );
     };
     if text.trim_start().starts_with('[') {
+        if let (Some(guard), Some(grant)) = (&shared.guard, grant)
+            && let Some(reply) = check_batch_calls(shared, guard, grant, text)
+        {
+            return reply;
+        }
         return post_batch(shared, &headers, text, wants_json, wants_sse).await;
     }
     // Which answer the message gets is asked of the code that reads it for dispatch, so
@@ -671,6 +725,29 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         .and_then(|e| e.params)
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default();
+    // A call the token's scopes do not allow never reaches the backend.
+    if let (
+        Some(guard),
+        Some(grant),
+        Kind::Request {
+            method: Some(m), ..
+        },
+    ) = (&shared.guard, grant, &kind)
+        && m == "tools/call"
+        && let Some(name) = params.name.as_ref().and_then(|n| n.as_str())
+        && let Err(refusal) = check_call(shared, guard, grant, name)
+    {
+        return refused(guard, &refusal);
+    }
+    let rewrite = match (&kind, grant) {
+        (
+            Kind::Request {
+                method: Some(m), ..
+            },
+            Some(grant),
+        ) if m == "tools/list" => listing_filter(shared, grant),
+        _ => None,
+    };
     let modern = params
         .meta
         .as_ref()
@@ -687,6 +764,7 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
             &version,
             wants_json,
             wants_sse,
+            rewrite,
         )
         .await;
     }
@@ -706,8 +784,16 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
                     "server busy: too many sessions",
                 );
             }
-            match HttpSession::new(&*shared.endpoint, false, options.replay_events) {
-                Ok(s) => (s, true),
+            match HttpSession::new(
+                &*shared.endpoint,
+                false,
+                options.replay_events,
+                shared.guard.is_some(),
+            ) {
+                Ok(s) => {
+                    let _ = s.owner.set(grant.and_then(|g| g.subject.clone()));
+                    (s, true)
+                }
                 Err(why) => return backend_failed(&why),
             }
         }
@@ -727,12 +813,15 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
     if let Some(reply) = make_room(&session, options) {
         return reply;
     }
-    let Some(stream) = session.try_open_stream(vec![key]) else {
+    let Some(stream) = session.try_open_stream(vec![key.clone()]) else {
         if created {
             end_session(session);
         }
         return id_in_use();
     };
+    if let Some(rewrite) = rewrite {
+        session.rewrite_answer(key, rewrite);
+    }
     session.conn.handle(text);
     // The session id goes in the headers of the handshake's answer, so a backend that
     // answers later (the proxy's server) is waited for, as JSON when the client takes it.
@@ -752,6 +841,97 @@ async fn post(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         }
     }
     reply
+}
+
+/// The Protected Resource Metadata document (RFC 9728): GET (or HEAD) without a token,
+/// readable from any origin.
+fn resource_metadata(guard: &Guard, method: &Method) -> Reply {
+    let mut r = match *method {
+        Method::GET | Method::HEAD => json_reply(StatusCode::OK, guard.metadata()),
+        Method::OPTIONS => empty(StatusCode::NO_CONTENT),
+        _ => {
+            let mut r = empty(StatusCode::METHOD_NOT_ALLOWED);
+            r.headers_mut().insert(
+                header::ALLOW,
+                HeaderValue::from_static("GET, HEAD, OPTIONS"),
+            );
+            return r;
+        }
+    };
+    let h = r.headers_mut();
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=3600"),
+    );
+    r
+}
+
+/// A request refused by the resource server: its status, `WWW-Authenticate` challenge and
+/// an OAuth error body (never the token).
+fn refused(guard: &Guard, refusal: &Refusal) -> Reply {
+    let (status, challenge, body) = guard.challenge(refusal);
+    let mut r = json_reply(
+        StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED),
+        body,
+    );
+    if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    if status == 503 {
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    }
+    r
+}
+
+/// Whether `grant` may call tool `name` (its schemes: the policy's, else its own).
+fn check_call(shared: &Shared, guard: &Guard, grant: &Grant, name: &str) -> Result<(), Refusal> {
+    let schemes = guard.schemes(name, || shared.endpoint.security_schemes(name));
+    guard.check_call(&schemes, grant)
+}
+
+/// Every `tools/call` of a batch must be allowed, else the batch gets 403.
+fn check_batch_calls(shared: &Shared, guard: &Guard, grant: &Grant, text: &str) -> Option<Reply> {
+    let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
+    for item in items {
+        let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(item.get()) else {
+            continue;
+        };
+        if envelope.method.as_deref() != Some("tools/call") {
+            continue;
+        }
+        let params: Params = envelope
+            .params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or_default();
+        if let Some(name) = params.name.as_ref().and_then(|n| n.as_str())
+            && let Err(refusal) = check_call(shared, guard, grant, name)
+        {
+            return Some(refused(guard, &refusal));
+        }
+    }
+    None
+}
+
+/// With [`AuthOptions::hide_unauthorized_tools`](auth::AuthOptions::hide_unauthorized_tools):
+/// the rewrite that leaves out of a `tools/list` answer the tools `grant` cannot call.
+fn listing_filter(shared: &Shared, grant: &Grant) -> Option<Rewrite> {
+    let guard = Arc::clone(shared.guard.as_ref()?);
+    if !guard.hides_tools() {
+        return None;
+    }
+    let endpoint = Arc::clone(&shared.endpoint);
+    let grant = grant.clone();
+    Some(Box::new(move |line| {
+        auth::filter_listing(line, &|name| {
+            let schemes = guard.schemes(name, || endpoint.security_schemes(name));
+            toolschema::mcp::SecurityScheme::allows_any(&schemes, Some(&grant.scopes))
+        })
+    }))
 }
 
 /// No backend for a new session (a server process that does not start): 500, with the
@@ -896,6 +1076,7 @@ async fn post_stateless(
     version: &serde_json::Value,
     wants_json: bool,
     wants_sse: bool,
+    rewrite: Option<Rewrite>,
 ) -> Reply {
     let mismatch = |what: String| {
         rpc_error(
@@ -934,7 +1115,12 @@ async fn post_stateless(
             return mismatch(what);
         }
     }
-    let session = match HttpSession::new(&*shared.endpoint, true, shared.options.replay_events) {
+    let session = match HttpSession::new(
+        &*shared.endpoint,
+        true,
+        shared.options.replay_events,
+        shared.guard.is_some(),
+    ) {
         Ok(s) => s,
         Err(why) => return backend_failed(&why),
     };
@@ -942,6 +1128,9 @@ async fn post_stateless(
     let Some(stream) = session.try_open_stream(vec![key.to_string()]) else {
         return id_in_use();
     };
+    if let Some(rewrite) = rewrite {
+        session.rewrite_answer(key.to_string(), rewrite);
+    }
     session.conn.handle(text);
     answer(shared, &session, stream, wants_json, wants_sse, true).await
 }

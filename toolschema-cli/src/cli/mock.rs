@@ -23,7 +23,9 @@ pub(super) fn serve_main(args: &ServeArgs) -> i32 {
             return 2;
         }
     };
-    let mut builder = Server::builder("toolschema", env!("CARGO_PKG_VERSION")).tools(tools);
+    let mut builder = Server::builder("toolschema", env!("CARGO_PKG_VERSION"))
+        .tools(tools)
+        .trust_local_user(args.trust_local_user);
     // For tests and demos of pagination: `TOOLSCHEMA_MCP_PAGE_SIZE=2 toolschema serve`.
     let page_size = args.page_size.or_else(|| {
         std::env::var("TOOLSCHEMA_MCP_PAGE_SIZE")

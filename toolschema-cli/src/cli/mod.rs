@@ -10,6 +10,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod auth;
 mod check;
 mod example;
 mod input;

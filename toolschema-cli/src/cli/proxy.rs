@@ -85,9 +85,15 @@ pub struct Args {
         value_name = "COMMAND"
     )]
     command: Vec<OsString>,
+    #[command(flatten)]
+    auth: super::auth::AuthArgs,
 }
 
 pub fn run(args: Args) -> u8 {
+    if args.auth.given() && args.listen.is_none() {
+        eprintln!("toolschema proxy: the --auth-* flags need --listen (stdio has no tokens)");
+        return super::USAGE;
+    }
     let mut config = ProxyConfig::default();
     config.contract.hide_broken_tools = args.hide_broken_tools;
     config.contract.upgrade_schemas = !args.no_upgrade_schemas;
@@ -116,8 +122,15 @@ pub fn run(args: Args) -> u8 {
                 max_body_bytes: args.max_body_bytes,
                 max_sessions: args.max_sessions,
                 max_streams: args.max_streams,
+                auth: None,
             };
-            let options = listen.options();
+            let options = match args.auth.apply(listen.options()) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("toolschema proxy: {e}");
+                    return super::USAGE;
+                }
+            };
             ClientSide::Listen {
                 addr: listen.addr,
                 options,

@@ -49,10 +49,24 @@ pub struct Args {
     /// With --http: the most SSE streams per session (default 32)
     #[arg(long, value_name = "N", requires = "http")]
     max_streams: Option<usize>,
+    #[command(flatten)]
+    auth: super::auth::ServeAuthArgs,
 }
 
 pub fn run(args: Args) -> u8 {
+    if args.auth.http.given() && args.http.is_none() {
+        eprintln!("toolschema serve: the --auth-* flags need --http (stdio has no tokens)");
+        return super::USAGE;
+    }
+    let auth = match args.auth.http.options() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("toolschema serve: {e}");
+            return super::USAGE;
+        }
+    };
     let serve = ServeArgs {
+        trust_local_user: args.auth.trust_local_user,
         tools: args.tools,
         max_message_bytes: args.max_message_bytes,
         page_size: args.page_size,
@@ -63,6 +77,7 @@ pub fn run(args: Args) -> u8 {
             max_body_bytes: args.max_body_bytes,
             max_sessions: args.max_sessions,
             max_streams: args.max_streams,
+            auth,
         }),
     };
     match super::mock::serve_main(&serve) {
@@ -85,6 +100,8 @@ pub struct ServeArgs {
     pub page_size: Option<usize>,
     /// Serve Streamable HTTP instead of stdio.
     pub http: Option<HttpArgs>,
+    /// Callers without a verified token may call tools that need one.
+    pub trust_local_user: bool,
 }
 
 /// What `serve --http` and `proxy --listen` were asked for (they share the flags).
@@ -102,6 +119,8 @@ pub struct HttpArgs {
     pub max_sessions: Option<usize>,
     /// The most streams per session.
     pub max_streams: Option<usize>,
+    /// Authorization (OAuth resource server), when asked for.
+    pub auth: Option<toolschema_http::auth::AuthOptions>,
 }
 
 impl HttpArgs {
@@ -123,6 +142,9 @@ impl HttpArgs {
         }
         if let Some(n) = self.max_streams {
             options = options.max_streams(n);
+        }
+        if let Some(auth) = &self.auth {
+            options = options.auth(auth.clone());
         }
         options
     }
