@@ -45,6 +45,7 @@
 #![deny(missing_docs)]
 
 pub(crate) mod client;
+pub mod metrics;
 pub mod proxy;
 mod routes;
 mod service;
@@ -269,6 +270,7 @@ pub struct HttpServer {
     addr: SocketAddr,
     server: Server,
     options: HttpOptions,
+    metrics: Option<(Arc<metrics::Metrics>, Option<String>)>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -297,7 +299,27 @@ impl HttpServer {
             addr,
             server: server.clone(),
             options,
+            metrics: None,
         })
+    }
+
+    /// Measures every request in `metrics` ([`metrics::Metrics`]: the
+    /// `mcp_server_operation_duration_seconds` histogram by method, tool and error type),
+    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too.
+    ///
+    /// ```no_run
+    /// use toolschema::mcp::Server;
+    /// use toolschema_http::{HttpOptions, HttpServer, metrics::Metrics};
+    ///
+    /// let server = Server::builder("demo", "1.0").build()?;
+    /// let http = HttpServer::bind(&server, "127.0.0.1:8080", HttpOptions::new())?
+    ///     .metrics(Metrics::new(), Some("/metrics"));
+    /// http.run()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn metrics(mut self, metrics: Arc<metrics::Metrics>, path: Option<&str>) -> HttpServer {
+        self.metrics = Some((metrics, path.map(str::to_string)));
+        self
     }
 
     /// The address bound.
@@ -314,7 +336,15 @@ impl HttpServer {
             .enable_all()
             .thread_name("mcp-http")
             .build()?;
-        let shared = Arc::new(service::Shared::new(Arc::new(self.server), self.options));
+        let endpoint: Arc<dyn Endpoint> = match self.metrics {
+            Some((metrics, path)) => Arc::new(metrics::Metered {
+                inner: self.server,
+                metrics,
+                path,
+            }),
+            None => Arc::new(self.server),
+        };
+        let shared = Arc::new(service::Shared::new(endpoint, self.options));
         runtime.block_on(service::accept_loop(self.listener, shared))
     }
 }

@@ -51,6 +51,11 @@ pub(crate) trait Endpoint: Send + Sync {
     fn keeps_unrelated(&self) -> bool {
         false
     }
+
+    /// The metrics served at `path` of the listener, when they are (`GET`, no MCP checks).
+    fn metrics_at(&self, _path: &str) -> Option<&crate::metrics::Metrics> {
+        None
+    }
 }
 
 impl Endpoint for Server {

@@ -371,6 +371,9 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
+    if let Some(metrics) = shared.endpoint.metrics_at(req.uri().path()) {
+        return metrics.reply(req.method()).map(BoxBody::new);
+    }
     if req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }

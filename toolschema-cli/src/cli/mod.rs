@@ -11,9 +11,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod check;
+mod config;
 mod example;
 mod input;
 mod mock;
+mod pin;
 mod proxy;
 mod schema;
 mod serve;
@@ -48,6 +50,7 @@ enum Command {
     Validate(validate::Args),
     Serve(serve::Args),
     Proxy(proxy::Args),
+    Pin(pin::Args),
     Upgrade(toolkit::UpgradeArgs),
     Lint(toolkit::LintArgs),
 }
@@ -60,6 +63,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Proxy(args) => proxy::run(args),
+        Command::Pin(args) => pin::run(args),
         Command::Upgrade(args) => toolkit::upgrade(args),
         Command::Lint(args) => toolkit::lint_command(args),
     };
