@@ -919,3 +919,155 @@ fn serve_http_serves_its_metrics() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+// ---- traces ----
+
+/// A local OTLP/HTTP receiver (hyper), decoding each export with opentelemetry-proto.
+struct Receiver {
+    url: String,
+    spans: Arc<Mutex<Vec<opentelemetry_proto::tonic::trace::v1::Span>>>,
+}
+
+impl Receiver {
+    fn start() -> Receiver {
+        use http_body_util::BodyExt;
+        use prost::Message;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let spans: Arc<Mutex<Vec<_>>> = Arc::default();
+        let kept = Arc::clone(&spans);
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                loop {
+                    let (stream, _) = listener.accept().await.unwrap();
+                    let kept = Arc::clone(&kept);
+                    tokio::spawn(async move {
+                        let service = hyper::service::service_fn(
+                            move |req: hyper::Request<hyper::body::Incoming>| {
+                                let kept = Arc::clone(&kept);
+                                async move {
+                                    let ok = req.uri().path() == "/v1/traces"
+                                        && req.headers()["content-type"] == "application/x-protobuf";
+                                    let body = req.into_body().collect().await.unwrap().to_bytes();
+                                    let decoded = opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest::decode(body);
+                                    let status = match (ok, decoded) {
+                                        (true, Ok(export)) => {
+                                            let mut k = kept.lock().unwrap();
+                                            for rs in export.resource_spans {
+                                                for ss in rs.scope_spans {
+                                                    k.extend(ss.spans);
+                                                }
+                                            }
+                                            200
+                                        }
+                                        _ => 400,
+                                    };
+                                    let mut r = hyper::Response::new(http_body_util::Full::new(
+                                        hyper::body::Bytes::new(),
+                                    ));
+                                    *r.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                                    r.headers_mut().insert(
+                                        "content-type",
+                                        hyper::header::HeaderValue::from_static("application/x-protobuf"),
+                                    );
+                                    Ok::<_, std::convert::Infallible>(r)
+                                }
+                            },
+                        );
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                            .await;
+                    });
+                }
+            });
+        });
+        Receiver { url, spans }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// With `--otlp-endpoint`, a local OTLP receiver gets one span per request, in the trace
+/// of the client's `_meta.traceparent` (its trace id, its span as parent, its tracestate),
+/// named and attributed per the MCP conventions; a request without one starts a trace.
+#[test]
+fn spans_reach_an_otlp_receiver_in_the_clients_trace() {
+    let Some(dir) = node_dir() else { return };
+    let receiver = Receiver::start();
+    let mut a = args(&["--otlp-endpoint", &receiver.url, "--"]);
+    a.extend(everything(&dir));
+    let mut s = Session::start(&a);
+    s.handshake();
+    s.list(1);
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let parent = "b7ad6b7169203331";
+    let ok = s.ask(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "get-sum", "arguments": {"a": 1, "b": 2},
+        "_meta": {"traceparent": format!("00-{trace}-{parent}-01"), "tracestate": "vendor=abc"}}}),
+    );
+    assert!(ok["result"]["isError"] != true, "{ok}");
+    let refused = s.ask(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "get-sum", "arguments": {"a": "x", "b": 2},
+        "_meta": {"traceparent": format!("00-{trace}-{parent}-01")}}}),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    s.close();
+
+    let since = Instant::now();
+    while receiver.spans.lock().unwrap().len() < 4 && since.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let spans = receiver.spans.lock().unwrap().clone();
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(spans.len(), 4, "{names:?}");
+    let attr = |span: &opentelemetry_proto::tonic::trace::v1::Span, key: &str| {
+        span.attributes
+            .iter()
+            .find(|kv| kv.key == key)
+            .and_then(|kv| kv.value.as_ref())
+            .and_then(|v| match &v.value {
+                Some(opentelemetry_proto::tonic::common::v1::any_value::Value::StringValue(s)) => {
+                    Some(s.clone())
+                }
+                _ => None,
+            })
+    };
+    let calls: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "tools/call get-sum")
+        .collect();
+    assert_eq!(calls.len(), 2, "{names:?}");
+    for c in &calls {
+        assert_eq!(hex(&c.trace_id), trace);
+        assert_eq!(hex(&c.parent_span_id), parent);
+        assert_eq!(c.kind, 2, "server kind");
+        assert_eq!(attr(c, "mcp.method.name").as_deref(), Some("tools/call"));
+        assert_eq!(attr(c, "gen_ai.tool.name").as_deref(), Some("get-sum"));
+        assert!(c.end_time_unix_nano >= c.start_time_unix_nano);
+    }
+    let ok_span = calls
+        .iter()
+        .find(|c| attr(c, "jsonrpc.request.id").as_deref() == Some("2"))
+        .unwrap();
+    assert_eq!(ok_span.trace_state, "vendor=abc");
+    assert_eq!(attr(ok_span, "error.type"), None);
+    let bad = calls
+        .iter()
+        .find(|c| attr(c, "jsonrpc.request.id").as_deref() == Some("3"))
+        .unwrap();
+    assert_eq!(attr(bad, "error.type").as_deref(), Some("tool_error"));
+    assert_eq!(bad.status.as_ref().map(|s| s.code), Some(2), "error status");
+    let list = spans.iter().find(|s| s.name == "tools/list").unwrap();
+    assert_ne!(hex(&list.trace_id), trace);
+    assert!(list.parent_span_id.is_empty());
+}

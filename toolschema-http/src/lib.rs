@@ -49,6 +49,7 @@ pub mod metrics;
 pub mod proxy;
 mod routes;
 mod service;
+pub mod trace;
 
 pub(crate) use routes::{Backend, Endpoint};
 

@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A metric's labels, in order; a label with no value is left out.
 type Labels = Vec<(&'static str, String)>;
@@ -271,14 +271,19 @@ const MAX_TRACKED: usize = 4096;
 struct Op {
     method: String,
     tool: Option<String>,
+    /// The trace id of the client's `traceparent`.
     trace: Option<String>,
+    /// The client's `traceparent` and `tracestate`, for the span (with tracing).
+    context: Option<(String, Option<String>)>,
     since: Instant,
+    wall: SystemTime,
 }
 
 /// The requests of one session on their way, for their durations and for the trace id
 /// their reports carry.
 pub(crate) struct Tracker {
     metrics: Option<Arc<Metrics>>,
+    tracing: Option<Arc<crate::trace::Tracing>>,
     ops: Mutex<HashMap<String, Op>>,
 }
 
@@ -308,6 +313,8 @@ struct HeadParams<'a> {
 struct HeadMeta<'a> {
     #[serde(borrow, default)]
     traceparent: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tracestate: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -345,10 +352,10 @@ pub fn trace_id(traceparent: &str) -> Option<&str> {
 /// The key an id is filed under: its JSON text, normalized when it holds escapes.
 fn key(id: &RawValue) -> String {
     let raw = id.get();
-    if raw.contains('\\') {
-        if let Ok(v) = serde_json::from_str::<Value>(raw) {
-            return v.to_string();
-        }
+    if raw.contains('\\')
+        && let Ok(v) = serde_json::from_str::<Value>(raw)
+    {
+        return v.to_string();
     }
     raw.to_string()
 }
@@ -368,9 +375,13 @@ fn error_type(head: &Head<'_>) -> Option<String> {
 }
 
 impl Tracker {
-    pub(crate) fn new(metrics: Option<Arc<Metrics>>) -> Tracker {
+    pub(crate) fn new(
+        metrics: Option<Arc<Metrics>>,
+        tracing: Option<Arc<crate::trace::Tracing>>,
+    ) -> Tracker {
         Tracker {
             metrics,
+            tracing,
             ops: Mutex::new(HashMap::new()),
         }
     }
@@ -381,22 +392,18 @@ impl Tracker {
 
     /// A message from the client: its requests start; the trace id of the message (of a
     /// single one), for what is reported about it.
-    pub(crate) fn from_client(&self, text: &[u8]) -> Option<String> {
+    pub(crate) fn request_in(&self, text: &[u8]) -> Option<String> {
         if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
             let items: Vec<&RawValue> = serde_json::from_slice(text).ok()?;
             for item in items {
-                self.from_client(item.get().as_bytes());
+                self.request_in(item.get().as_bytes());
             }
             return None;
         }
         let head: Head = serde_json::from_slice(text).ok()?;
-        let trace = head
-            .params
-            .as_ref()
-            .and_then(|p| p.meta.as_ref())
-            .and_then(|m| m.traceparent.as_deref())
-            .and_then(trace_id)
-            .map(str::to_string);
+        let meta = head.params.as_ref().and_then(|p| p.meta.as_ref());
+        let traceparent = meta.and_then(|m| m.traceparent.as_deref());
+        let trace = traceparent.and_then(trace_id).map(str::to_string);
         if let (Some(id), Some(method)) = (head.id, head.method.as_deref()) {
             let mut ops = self.ops();
             if ops.len() < MAX_TRACKED {
@@ -410,7 +417,16 @@ impl Tracker {
                         method: method.to_string(),
                         tool: tool.map(str::to_string),
                         trace: trace.clone(),
+                        context: match (&self.tracing, traceparent) {
+                            (Some(_), Some(tp)) => Some((
+                                tp.to_string(),
+                                meta.and_then(|m| m.tracestate.as_deref())
+                                    .map(str::to_string),
+                            )),
+                            _ => None,
+                        },
                         since: Instant::now(),
+                        wall: SystemTime::now(),
                     },
                 );
             }
@@ -429,7 +445,7 @@ impl Tracker {
 
     /// A message on its way to the client (JSON text): the request it answers ends.
     pub(crate) fn to_client(&self, text: &[u8]) {
-        if self.metrics.is_none() {
+        if self.metrics.is_none() && self.tracing.is_none() {
             return self.forget(text);
         }
         if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
@@ -478,13 +494,25 @@ impl Tracker {
         let Some(op) = self.ops().remove(key) else {
             return;
         };
+        let took = op.since.elapsed();
         if let Some(m) = &self.metrics {
-            m.observe_operation(
-                &op.method,
-                op.tool.as_deref(),
-                error_type.as_deref(),
-                op.since.elapsed(),
-            );
+            m.observe_operation(&op.method, op.tool.as_deref(), error_type.as_deref(), took);
+        }
+        if let Some(t) = &self.tracing {
+            let (traceparent, tracestate) = match &op.context {
+                Some((p, s)) => (Some(p.as_str()), s.as_deref()),
+                None => (None, None),
+            };
+            t.record(&crate::trace::Finished {
+                method: &op.method,
+                tool: op.tool.as_deref(),
+                id: key,
+                traceparent,
+                tracestate,
+                error_type: error_type.as_deref(),
+                start: op.wall,
+                end: op.wall + took,
+            });
         }
     }
 
@@ -509,7 +537,7 @@ struct MeteredBackend {
 
 impl crate::Backend for MeteredBackend {
     fn handle(&self, message: &str) {
-        self.tracker.from_client(message.as_bytes());
+        self.tracker.request_in(message.as_bytes());
         self.inner.handle(message);
     }
 
@@ -524,7 +552,7 @@ impl<E: crate::Endpoint> crate::Endpoint for Metered<E> {
         sink: toolschema::mcp::transport::Sink,
         stateless: bool,
     ) -> Result<Box<dyn crate::Backend>, String> {
-        let tracker = Arc::new(Tracker::new(Some(Arc::clone(&self.metrics))));
+        let tracker = Arc::new(Tracker::new(Some(Arc::clone(&self.metrics)), None));
         let seen = Arc::clone(&tracker);
         let sink: toolschema::mcp::transport::Sink = Arc::new(move |text, kind, id| {
             seen.to_client(text.as_bytes());
@@ -573,9 +601,9 @@ mod tests {
     #[test]
     fn a_request_is_measured_once_with_its_tool_and_outcome() {
         let metrics = Metrics::new();
-        let t = Tracker::new(Some(Arc::clone(&metrics)));
-        t.from_client(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#);
-        t.from_client(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#);
+        let t = Tracker::new(Some(Arc::clone(&metrics)), None);
+        t.request_in(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#);
+        t.request_in(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#);
         t.to_client(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[],"isError":true}}"#);
         t.to_client(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
         t.to_client(br#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"x"}}"#);

@@ -12,6 +12,7 @@ use toolschema_http::metrics::Metrics;
 use toolschema_http::proxy::pin::Pins;
 use toolschema_http::proxy::policy::ToolPolicy;
 use toolschema_http::proxy::{ClientSide, ProxyConfig, ServerSide};
+use toolschema_http::trace::Tracing;
 
 /// Put toolschema in front of an MCP server: start COMMAND, relay MCP on stdio both ways,
 /// check every call's arguments and every result against the tools' schemas.
@@ -104,6 +105,10 @@ pub struct Args {
     /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics)
     #[arg(long, value_name = "PATH")]
     metrics_path: Option<String>,
+    /// Export one span per request to this OpenTelemetry collector (OTLP over HTTP/protobuf,
+    /// e.g. http://127.0.0.1:4318), in the trace of the client's _meta traceparent
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     /// Pin tool definitions in FILE (JSON, written by `toolschema pin` or here at first
     /// sight): a tool whose definition changed is hidden and its calls refused
     #[arg(long, value_name = "FILE")]
@@ -250,6 +255,17 @@ pub fn run(args: Args) -> u8 {
     if let Some(s) = args.upstream_timeout {
         config.upstream_timeout = Duration::from_secs(s);
     }
+    let tracing = match &args.otlp_endpoint {
+        None => None,
+        Some(url) => match Tracing::otlp(url, "toolschema-proxy") {
+            Ok(t) => Some(t),
+            Err(why) => {
+                eprintln!("toolschema proxy: {why}");
+                return super::USAGE;
+            }
+        },
+    };
+    config.tracing = tracing.clone();
     let client = match args.listen {
         None => ClientSide::Stdio,
         Some(addr) => {
@@ -273,5 +289,8 @@ pub fn run(args: Args) -> u8 {
         None => ServerSide::Command(args.command),
     };
     let code = toolschema_http::proxy::run(&config, client, server);
+    if let Some(t) = tracing {
+        t.shutdown();
+    }
     u8::try_from(code).unwrap_or(1)
 }

@@ -40,6 +40,9 @@ pub struct ProxyConfig {
     /// With `--listen` and [`metrics`](Self::metrics): also serve them at this path of the
     /// listener (e.g. `/metrics`), next to the MCP endpoint.
     pub metrics_path: Option<String>,
+    /// Where one span per request goes (`--otlp-endpoint`), in the trace of the client's
+    /// `traceparent`.
+    pub tracing: Option<Arc<crate::trace::Tracing>>,
 }
 
 impl Default for ProxyConfig {
@@ -53,6 +56,7 @@ impl Default for ProxyConfig {
             upstream_timeout: Duration::from_secs(60),
             metrics: None,
             metrics_path: None,
+            tracing: None,
         }
     }
 }
@@ -87,8 +91,8 @@ impl Shared {
         buffer: usize,
     ) -> Shared {
         let contract = config.contract.clone();
-        let tracker = (config.metrics.is_some() || log.is_some())
-            .then(|| Tracker::new(config.metrics.clone()));
+        let tracker = (config.metrics.is_some() || config.tracing.is_some() || log.is_some())
+            .then(|| Tracker::new(config.metrics.clone(), config.tracing.clone()));
         Shared {
             tracker,
             contract: Mutex::new(Contract::new(contract)),
@@ -189,7 +193,7 @@ impl Shared {
         let trace = match (&self.tracker, from) {
             (None, _) => None,
             (Some(_), _) if original.is_empty() => None,
-            (Some(t), Peer::Client) => t.from_client(original),
+            (Some(t), Peer::Client) => t.request_in(original),
             (Some(t), Peer::Server) => match actions.iter().any(|a| matches!(a, Action::Report(_)))
             {
                 true => t.trace_of_answer(original),
