@@ -1071,3 +1071,97 @@ fn spans_reach_an_otlp_receiver_in_the_clients_trace() {
     assert_ne!(hex(&list.trace_id), trace);
     assert!(list.parent_span_id.is_empty());
 }
+
+/// The pooled server of stateless requests is started again after it dies, and the
+/// restart is counted.
+#[test]
+fn a_restart_of_the_pooled_server_is_counted() {
+    let mut child = Command::new(BIN)
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-path",
+            "/metrics",
+            "--",
+            BIN,
+            "serve",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = Stderr::collect(child.stderr.take().unwrap());
+    let line = stderr.wait_for("listening on http://");
+    let url = line[line.find("http://").unwrap()..].trim().to_string();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let call = |id: i64| {
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "echo")
+            .body(
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"message": "m"}, "_meta": meta}})
+                .to_string(),
+            )
+            .send()
+            .unwrap()
+            .text()
+            .unwrap()
+    };
+    let restarts = || {
+        let (_, _, text) = http_get(&url.replace("/mcp", "/metrics"));
+        sample(&text, "toolschema_proxy_upstream_restarts_total")
+    };
+    assert!(call(1).contains("\"text\":\"m\""));
+    assert_eq!(restarts(), Some(0.0));
+    // The pooled child: the proxy's one child process.
+    let pooled = children(child.id());
+    assert_eq!(pooled.len(), 1, "{pooled:?}");
+    let _ = Command::new("kill")
+        .args(["-KILL", &pooled[0].to_string()])
+        .status();
+    let since = Instant::now();
+    let mut answered = String::new();
+    // (The first request after the death may still find the dying pool: -32603.)
+    while since.elapsed() < Duration::from_secs(20) {
+        answered = call(2);
+        if answered.contains("\"text\":\"m\"") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(answered.contains("\"text\":\"m\""), "{answered}");
+    assert_eq!(restarts(), Some(1.0));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+/// The child processes of `pid` (Linux).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                out.extend(
+                    list.split_whitespace()
+                        .filter_map(|p| p.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    out
+}
