@@ -47,9 +47,11 @@
 
 pub mod auth;
 pub(crate) mod client;
+pub mod metrics;
 pub mod proxy;
 mod routes;
 mod service;
+pub mod trace;
 
 pub(crate) use routes::{Backend, Endpoint};
 
@@ -281,6 +283,7 @@ pub struct HttpServer {
     addr: SocketAddr,
     server: Server,
     options: HttpOptions,
+    metrics: Option<(Arc<metrics::Metrics>, Option<String>)>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -309,7 +312,27 @@ impl HttpServer {
             addr,
             server: server.clone(),
             options,
+            metrics: None,
         })
+    }
+
+    /// Measures every request in `metrics` ([`metrics::Metrics`]: the
+    /// `mcp_server_operation_duration_seconds` histogram by method, tool and error type),
+    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too.
+    ///
+    /// ```no_run
+    /// use toolschema::mcp::Server;
+    /// use toolschema_http::{HttpOptions, HttpServer, metrics::Metrics};
+    ///
+    /// let server = Server::builder("demo", "1.0").build()?;
+    /// let http = HttpServer::bind(&server, "127.0.0.1:8080", HttpOptions::new())?
+    ///     .metrics(Metrics::new(), Some("/metrics"));
+    /// http.run()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn metrics(mut self, metrics: Arc<metrics::Metrics>, path: Option<&str>) -> HttpServer {
+        self.metrics = Some((metrics, path.map(str::to_string)));
+        self
     }
 
     /// The address bound.
@@ -326,11 +349,15 @@ impl HttpServer {
             .enable_all()
             .thread_name("mcp-http")
             .build()?;
-        let shared = Arc::new(service::Shared::new(
-            Arc::new(self.server),
-            self.options,
-            self.addr,
-        )?);
+        let endpoint: Arc<dyn Endpoint> = match self.metrics {
+            Some((metrics, path)) => Arc::new(metrics::Metered {
+                inner: self.server,
+                metrics,
+                path,
+            }),
+            None => Arc::new(self.server),
+        };
+        let shared = Arc::new(service::Shared::new(endpoint, self.options, self.addr)?);
         runtime.block_on(service::accept_loop(self.listener, shared))
     }
 }

@@ -62,6 +62,10 @@ pub(crate) trait Endpoint: Send + Sync {
     fn connect_verified(&self, sink: Sink, stateless: bool) -> Result<Box<dyn Backend>, String> {
         self.connect(sink, stateless)
     }
+    /// The metrics served at `path` of the listener, when they are (`GET`, no MCP checks).
+    fn metrics_at(&self, _path: &str) -> Option<&crate::metrics::Metrics> {
+        None
+    }
 }
 
 impl Endpoint for Server {

@@ -397,6 +397,9 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         }
         return resource_metadata(guard, req.method());
     }
+    if let Some(metrics) = shared.endpoint.metrics_at(req.uri().path()) {
+        return metrics.reply(req.method()).map(BoxBody::new);
+    }
     if req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }

@@ -10,7 +10,8 @@ use toolschema_http::auth::{AuthOptions, ToolPolicy};
 pub const CLIENT_SECRET_ENV: &str = "TOOLSCHEMA_AUTH_CLIENT_SECRET";
 
 /// OAuth flags (HTTP only).
-#[derive(clap::Args, Debug, Default, Clone)]
+#[derive(clap::Args, Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default, rename_all = "kebab-case")]
 pub struct AuthArgs {
     /// Require OAuth bearer tokens issued by this authorization server (its issuer URL:
     /// https, or http to a loopback host); tokens are JWTs checked against its JWKS
@@ -97,6 +98,11 @@ impl AuthArgs {
     /// client id without its secret.
     pub fn options(&self) -> Result<Option<AuthOptions>, String> {
         let Some(issuer) = &self.auth_issuer else {
+            // clap checks this for flags; a --config file's keys arrive after it, and a
+            // policy or scope silently dropped would leave the endpoint open.
+            if self.any_but_issuer() {
+                return Err("the --auth-* options need --auth-issuer".into());
+            }
             return Ok(None);
         };
         let e = |e: toolschema_http::auth::AuthError| e.to_string();
@@ -134,7 +140,19 @@ impl AuthArgs {
 
     /// True when any authorization flag is given (they need an HTTP listener).
     pub fn given(&self) -> bool {
-        self.auth_issuer.is_some()
+        self.auth_issuer.is_some() || self.any_but_issuer()
+    }
+
+    fn any_but_issuer(&self) -> bool {
+        self.auth_jwks_url.is_some()
+            || self.auth_introspection_url.is_some()
+            || self.auth_client_id.is_some()
+            || self.auth_resource.is_some()
+            || !self.auth_audience.is_empty()
+            || !self.auth_scope.is_empty()
+            || !self.auth_scopes_supported.is_empty()
+            || self.auth_policy.is_some()
+            || self.auth_hide_tools
     }
 
     /// `options` with the authorization these flags ask for.

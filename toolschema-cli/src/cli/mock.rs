@@ -53,7 +53,7 @@ pub(super) fn serve_main(args: &ServeArgs) -> i32 {
         }
     };
     if let Some(http) = &args.http {
-        return super::serve::serve_http_main(&server, http);
+        return super::serve::serve_http_main(&server, http, args);
     }
     eprintln!(
         "toolschema serve: {} tool(s) on stdio",

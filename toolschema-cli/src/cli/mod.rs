@@ -12,9 +12,11 @@ use std::process::ExitCode;
 
 mod auth;
 mod check;
+mod config;
 mod example;
 mod input;
 mod mock;
+mod pin;
 mod proxy;
 mod schema;
 mod serve;
@@ -43,12 +45,15 @@ struct Cli {
     command: Command,
 }
 
+// (Parsed once per process: boxing the proxy's many options would only add noise.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     Check(check::Args),
     Validate(validate::Args),
     Serve(serve::Args),
     Proxy(proxy::Args),
+    Pin(pin::Args),
     Upgrade(toolkit::UpgradeArgs),
     Lint(toolkit::LintArgs),
 }
@@ -61,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Proxy(args) => proxy::run(args),
+        Command::Pin(args) => pin::run(args),
         Command::Upgrade(args) => toolkit::upgrade(args),
         Command::Lint(args) => toolkit::lint_command(args),
     };

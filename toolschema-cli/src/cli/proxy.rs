@@ -2,11 +2,17 @@
 //! itself is `toolschema_http::proxy`).
 
 use super::serve::HttpArgs;
+use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use toolschema::mcp::contract::OutputPolicy;
+use toolschema_http::metrics::Metrics;
+use toolschema_http::proxy::pin::Pins;
+use toolschema_http::proxy::policy::ToolPolicy;
 use toolschema_http::proxy::{ClientSide, ProxyConfig, ServerSide};
+use toolschema_http::trace::Tracing;
 
 /// Put toolschema in front of an MCP server: start COMMAND, relay MCP on stdio both ways,
 /// check every call's arguments and every result against the tools' schemas.
@@ -26,11 +32,26 @@ use toolschema_http::proxy::{ClientSide, ProxyConfig, ServerSide};
 /// invalid calls are refused before they reach the server; results that break their output
 /// schema become an isError result (see --on-bad-output).
 ///
+/// In production (see the README):
+///   --metrics HOST:PORT       Prometheus metrics (OpenTelemetry MCP names) at /metrics
+///   --pin FILE                tool definitions pinned by digest (`toolschema pin` writes
+///                             the file); a changed tool is hidden and its calls refused
+///   --allow/--deny PATTERN    which tools clients see and call (globs)
+///   --config FILE             every option from a TOML file (keys are the flags' names)
+/// e.g. {"command": "toolschema", "args": ["proxy", "--config", "/etc/toolschema/fs.toml"]}
+///
 /// Exit status: the server's (stdio); 0 after --upstream's client leaves or --listen's
 /// SIGINT/SIGTERM; 2 usage error or a server that cannot start.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Default, Serialize, Deserialize)]
 #[command(verbatim_doc_comment)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Args {
+    /// Read options from this TOML file, keyed by the flags' names (e.g. listen =
+    /// "127.0.0.1:8080", allow = ["read_*"], command = ["npx", "-y", "..."]); flags given
+    /// here win over the file
+    #[arg(long, value_name = "FILE")]
+    #[serde(skip)]
+    config: Option<PathBuf>,
     /// Hide tools whose schemas fail to compile (default: list them, unvalidated)
     #[arg(long)]
     hide_broken_tools: bool,
@@ -40,9 +61,9 @@ pub struct Args {
     /// Leave tool schemas as the server wrote them
     #[arg(long)]
     no_upgrade_schemas: bool,
-    /// What a result that breaks its output schema becomes
-    #[arg(long, value_name = "POLICY", value_parser = ["error", "log", "pass"], default_value = "error")]
-    on_bad_output: String,
+    /// What a result that breaks its output schema becomes (default error)
+    #[arg(long, value_name = "POLICY", value_parser = ["error", "log", "pass"])]
+    on_bad_output: Option<String>,
     /// Append one JSON line per refused call or bad result to FILE (never values)
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -57,47 +78,175 @@ pub struct Args {
     #[arg(long, value_name = "HOST:PORT")]
     listen: Option<String>,
     /// Forward to this Streamable HTTP server (http://HOST:PORT/PATH) instead of COMMAND
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    #[arg(long, value_name = "URL")]
     upstream: Option<String>,
     /// With --upstream: seconds allowed to connect, for each answer's headers, and of
     /// silence on an answer's SSE stream (default 60)
-    #[arg(long, value_name = "SECONDS", requires = "upstream", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     upstream_timeout: Option<u64>,
     /// With --listen: also allow this Host header name (repeatable; `*` allows any)
-    #[arg(long, value_name = "HOST", requires = "listen")]
+    #[arg(long, value_name = "HOST")]
     allow_host: Vec<String>,
     /// With --listen: also allow this Origin, e.g. https://app.example.com (repeatable)
-    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
     /// With --listen: the largest request body (default 4 MiB)
-    #[arg(long, value_name = "BYTES", requires = "listen")]
+    #[arg(long, value_name = "BYTES")]
     max_body_bytes: Option<usize>,
     /// With --listen: the most sessions (each with its own server child) at once (default 64)
-    #[arg(long, value_name = "N", requires = "listen")]
+    #[arg(long, value_name = "N")]
     max_sessions: Option<usize>,
     /// With --listen: the most SSE streams per session (default 32)
-    #[arg(long, value_name = "N", requires = "listen")]
+    #[arg(long, value_name = "N")]
     max_streams: Option<usize>,
-    /// The server command and its arguments, after `--` (unless --upstream)
-    #[arg(
-        last = true,
-        required_unless_present = "upstream",
-        value_name = "COMMAND"
-    )]
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one, printed)
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics: Option<String>,
+    /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics)
+    #[arg(long, value_name = "PATH")]
+    metrics_path: Option<String>,
+    /// Export one span per request to this OpenTelemetry collector (OTLP over HTTP/protobuf,
+    /// e.g. http://127.0.0.1:4318), in the trace of the client's _meta traceparent
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// Pin tool definitions in FILE (JSON, written by `toolschema pin` or here at first
+    /// sight): a tool whose definition changed is hidden and its calls refused
+    #[arg(long, value_name = "FILE")]
+    pin: Option<PathBuf>,
+    /// Only show and pass calls to tools whose name matches this glob (repeatable)
+    #[arg(long, value_name = "PATTERN")]
+    allow: Vec<String>,
+    /// Hide tools whose name matches this glob and refuse their calls (repeatable; wins
+    /// over --allow)
+    #[arg(long, value_name = "PATTERN")]
+    deny: Vec<String>,
+    /// The server command and its arguments, after `--` (unless --upstream); in a
+    /// --config file, `command = [...]`
+    #[arg(last = true, value_name = "COMMAND")]
+    #[serde(with = "os_strings")]
     command: Vec<OsString>,
     #[command(flatten)]
+    #[serde(flatten)]
     auth: super::auth::AuthArgs,
 }
 
-pub fn run(args: Args) -> u8 {
-    if args.auth.given() && args.listen.is_none() {
-        eprintln!("toolschema proxy: the --auth-* flags need --listen (stdio has no tokens)");
-        return super::USAGE;
+/// The command line's options, the --config file's under them; the command (after `--`,
+/// else the file's `command`). `Err` says what is wrong.
+fn resolve(args: Args) -> Result<Args, String> {
+    let Some(path) = args.config.clone() else {
+        return Ok(args);
+    };
+    let command_line = args.command.clone();
+    let mut merged: Args = super::config::merge(&path, &args)?;
+    merged.config = Some(path);
+    if !command_line.is_empty() {
+        // As given (the merge saw it as UTF-8, lossily).
+        merged.command = command_line;
     }
+    Ok(merged)
+}
+
+/// The server command in a config file: an array of strings.
+mod os_strings {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::ffi::OsString;
+
+    pub fn serialize<S: Serializer>(v: &[OsString], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|a| a.to_string_lossy()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<OsString>, D::Error> {
+        Ok(Vec::<String>::deserialize(d)?
+            .into_iter()
+            .map(OsString::from)
+            .collect())
+    }
+}
+
+/// What clap checked for flags alone, checked again once a config file is laid under them.
+fn validate(args: &Args) -> Result<(), String> {
+    if args.upstream.is_some() && !args.command.is_empty() {
+        return Err("--upstream and a server COMMAND cannot be used together".into());
+    }
+    if args.upstream.is_none() && args.command.is_empty() {
+        return Err("a server COMMAND (after `--`) or --upstream URL is required".into());
+    }
+    let listen_only = [
+        ("--allow-host", !args.allow_host.is_empty()),
+        ("--allow-origin", !args.allow_origin.is_empty()),
+        ("--max-body-bytes", args.max_body_bytes.is_some()),
+        ("--max-sessions", args.max_sessions.is_some()),
+        ("--max-streams", args.max_streams.is_some()),
+        ("--metrics-path", args.metrics_path.is_some()),
+    ];
+    if args.listen.is_none()
+        && let Some((flag, _)) = listen_only.iter().find(|(_, given)| *given)
+    {
+        return Err(format!("{flag} requires --listen"));
+    }
+    if let Some(p) = &args.on_bad_output
+        && !["error", "log", "pass"].contains(&p.as_str())
+    {
+        return Err(format!("on-bad-output {p:?}: one of error, log, pass"));
+    }
+    if args.auth.given() && args.listen.is_none() {
+        return Err("the --auth-* flags need --listen (stdio has no tokens)".into());
+    }
+    if args.upstream_timeout.is_some() && args.upstream.is_none() {
+        return Err("--upstream-timeout requires --upstream".into());
+    }
+    if let Some(p) = &args.metrics_path
+        && (!p.starts_with('/') || p == "/mcp")
+    {
+        return Err(format!(
+            "--metrics-path {p:?}: a path such as /metrics, not the MCP endpoint's"
+        ));
+    }
+    Ok(())
+}
+
+pub fn run(args: Args) -> u8 {
+    let args = match resolve(args).and_then(|a| validate(&a).map(|()| a)) {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!("toolschema proxy: {why}");
+            return super::USAGE;
+        }
+    };
     let mut config = ProxyConfig::default();
+    match ToolPolicy::new(&args.allow, &args.deny) {
+        Ok(p) => config.contract.policy = p,
+        Err(why) => {
+            eprintln!("toolschema proxy: {why}");
+            return super::USAGE;
+        }
+    }
+    if let Some(path) = &args.pin {
+        match Pins::open(path) {
+            Ok(p) => config.contract.pins = Some(Arc::new(p)),
+            Err(e) => {
+                eprintln!("toolschema proxy: --pin: {e}");
+                return super::USAGE;
+            }
+        }
+    }
+    if args.metrics.is_some() || args.metrics_path.is_some() {
+        let metrics = Metrics::new();
+        if let Some(addr) = &args.metrics {
+            match metrics.serve(addr) {
+                Ok(bound) => eprintln!("toolschema proxy: metrics on http://{bound}/metrics"),
+                Err(e) => {
+                    eprintln!("toolschema proxy: cannot serve metrics on {addr}: {e}");
+                    return super::USAGE;
+                }
+            }
+        }
+        config.metrics = Some(metrics);
+        config.metrics_path = args.metrics_path.clone();
+    }
     config.contract.hide_broken_tools = args.hide_broken_tools;
     config.contract.upgrade_schemas = !args.no_upgrade_schemas;
-    config.contract.on_bad_output = match args.on_bad_output.as_str() {
+    config.contract.on_bad_output = match args.on_bad_output.as_deref().unwrap_or("error") {
         "log" => OutputPolicy::Log,
         "pass" => OutputPolicy::Pass,
         _ => OutputPolicy::ErrorResult,
@@ -112,6 +261,17 @@ pub fn run(args: Args) -> u8 {
     if let Some(s) = args.upstream_timeout {
         config.upstream_timeout = Duration::from_secs(s);
     }
+    let tracing = match &args.otlp_endpoint {
+        None => None,
+        Some(url) => match Tracing::otlp(url, "toolschema-proxy") {
+            Ok(t) => Some(t),
+            Err(why) => {
+                eprintln!("toolschema proxy: {why}");
+                return super::USAGE;
+            }
+        },
+    };
+    config.tracing = tracing.clone();
     let client = match args.listen {
         None => ClientSide::Stdio,
         Some(addr) => {
@@ -142,5 +302,8 @@ pub fn run(args: Args) -> u8 {
         None => ServerSide::Command(args.command),
     };
     let code = toolschema_http::proxy::run(&config, client, server);
+    if let Some(t) = tracing {
+        t.shutdown();
+    }
     u8::try_from(code).unwrap_or(1)
 }

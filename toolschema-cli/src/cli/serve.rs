@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use toolschema::mcp::Server;
+use toolschema_http::metrics::Metrics;
 use toolschema_http::{HttpOptions, HttpServer};
 
 /// Run an MCP server on stdio (or Streamable HTTP with --http): the built-in demo tools, or
@@ -51,6 +52,14 @@ pub struct Args {
     max_streams: Option<usize>,
     #[command(flatten)]
     auth: super::auth::ServeAuthArgs,
+    /// With --http: serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks
+    /// one, printed)
+    #[arg(long, value_name = "HOST:PORT", requires = "http")]
+    metrics: Option<String>,
+    /// With --http: also serve the metrics at this path of the --http listener (e.g.
+    /// /metrics)
+    #[arg(long, value_name = "PATH", requires = "http")]
+    metrics_path: Option<String>,
 }
 
 pub fn run(args: Args) -> u8 {
@@ -79,6 +88,8 @@ pub fn run(args: Args) -> u8 {
             max_streams: args.max_streams,
             auth,
         }),
+        metrics: args.metrics,
+        metrics_path: args.metrics_path,
     };
     match super::mock::serve_main(&serve) {
         0 => super::VALID,
@@ -102,6 +113,10 @@ pub struct ServeArgs {
     pub http: Option<HttpArgs>,
     /// Callers without a verified token may call tools that need one.
     pub trust_local_user: bool,
+    /// With `http`: serve Prometheus metrics on this address (`/metrics`).
+    pub metrics: Option<String>,
+    /// With `http`: serve the metrics at this path of the HTTP listener too.
+    pub metrics_path: Option<String>,
 }
 
 /// What `serve --http` and `proxy --listen` were asked for (they share the flags).
@@ -151,14 +166,35 @@ impl HttpArgs {
 }
 
 /// Serves `server` as `toolschema serve --http` asks; the process exit code.
-pub fn serve_http_main(server: &Server, args: &HttpArgs) -> i32 {
-    let bound = match HttpServer::bind(server, args.addr.as_str(), args.options()) {
+pub fn serve_http_main(server: &Server, args: &HttpArgs, serve: &ServeArgs) -> i32 {
+    let mut bound = match HttpServer::bind(server, args.addr.as_str(), args.options()) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("toolschema serve: cannot listen on {}: {e}", args.addr);
             return 1;
         }
     };
+    if let Some(p) = &serve.metrics_path
+        && (!p.starts_with('/') || *p == "/mcp")
+    {
+        eprintln!(
+            "toolschema serve: --metrics-path {p:?}: a path such as /metrics, not the MCP endpoint's"
+        );
+        return 2;
+    }
+    if serve.metrics.is_some() || serve.metrics_path.is_some() {
+        let metrics = Metrics::new();
+        if let Some(addr) = &serve.metrics {
+            match metrics.serve(addr) {
+                Ok(a) => eprintln!("toolschema serve: metrics on http://{a}/metrics"),
+                Err(e) => {
+                    eprintln!("toolschema serve: cannot serve metrics on {addr}: {e}");
+                    return 1;
+                }
+            }
+        }
+        bound = bound.metrics(metrics, serve.metrics_path.as_deref());
+    }
     eprintln!(
         "toolschema serve: {} tool(s) on http://{}/mcp",
         server.tools().len(),

@@ -202,7 +202,7 @@ fn stdio_to_upstream(config: &ProxyConfig, uri: Uri) -> i32 {
     let slot: Arc<OnceLock<Weak<Shared>>> = Arc::default();
     let upstream = connect_upstream(rt.handle(), uri, config, Arc::clone(&slot));
     let shared = Arc::new(Shared::new(
-        config.contract.clone(),
+        config,
         raw_stdout(),
         to_upstream(&upstream),
         log,
@@ -340,6 +340,9 @@ impl Endpoint for ProxyEndpoint {
                         seq: AtomicU64::new(0),
                     });
                     if let Some(old) = pool.replace(Arc::clone(&fresh)) {
+                        if let Some(m) = &self.config.metrics {
+                            m.count_restart();
+                        }
                         std::thread::spawn(move || old.backend.finish(Duration::ZERO));
                     }
                     fresh
@@ -363,6 +366,13 @@ impl Endpoint for ProxyEndpoint {
     fn keeps_unrelated(&self) -> bool {
         true
     }
+
+    fn metrics_at(&self, path: &str) -> Option<&crate::metrics::Metrics> {
+        match &self.config.metrics_path {
+            Some(p) if p == path => self.config.metrics.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 impl ProxyEndpoint {
@@ -381,7 +391,7 @@ impl ProxyEndpoint {
                 let (child, child_in, child_out) = spawn_child(program, args)
                     .ok_or_else(|| format!("cannot start {}", program.to_string_lossy()))?;
                 let shared = Arc::new(Shared::new(
-                    config.contract.clone(),
+                    config,
                     to_client,
                     Box::new(child_in),
                     self.log.clone(),
@@ -414,7 +424,7 @@ impl ProxyEndpoint {
                 let upstream =
                     connect_upstream(&self.runtime, uri.clone(), config, Arc::clone(&slot));
                 let shared = Arc::new(Shared::new(
-                    config.contract.clone(),
+                    config,
                     to_client,
                     to_upstream(&upstream),
                     self.log.clone(),

@@ -51,6 +51,8 @@
 
 mod fast;
 mod http;
+pub mod pin;
+pub mod policy;
 mod stdio;
 
 pub use http::{ClientSide, ServerSide, run};
@@ -60,6 +62,7 @@ pub use toolschema::mcp::transport::MessageHead;
 
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use toolschema::Options;
 use toolschema::mcp::ProtocolVersion;
 use toolschema::mcp::contract::{
@@ -92,6 +95,13 @@ pub struct ContractOptions {
     pub on_bad_output: OutputPolicy,
     /// How the listed schemas are compiled (caps, formats).
     pub schema_options: Options,
+    /// Pinned tool definitions (`--pin`): a tool whose definition differs from its pin is
+    /// hidden and its calls refused; a tool seen for the first time is pinned. Under pins,
+    /// a call for a tool the server does not list is refused too (its definition cannot
+    /// be checked).
+    pub pins: Option<Arc<pin::Pins>>,
+    /// Which tools clients may see and call (`--allow`, `--deny`).
+    pub policy: policy::ToolPolicy,
 }
 
 impl Default for ContractOptions {
@@ -101,6 +111,8 @@ impl Default for ContractOptions {
             upgrade_schemas: true,
             on_bad_output: OutputPolicy::default(),
             schema_options: Options::new(),
+            pins: None,
+            policy: policy::ToolPolicy::default(),
         }
     }
 }
@@ -157,6 +169,25 @@ pub enum Event {
         /// the sender for a request); `None` when none could be found.
         answered: Option<Value>,
     },
+    /// A call refused because of what the operator decided about its tool (`--allow`,
+    /// `--deny`, `--pin`), not because of its arguments.
+    Blocked {
+        /// The tool called.
+        tool: String,
+        /// Why: `"policy"` or `"pin"`.
+        reason: &'static str,
+        /// What the client was told.
+        message: String,
+    },
+    /// A listed tool whose definition differs from its pin: hidden, its calls refused.
+    PinChanged {
+        /// The tool.
+        tool: String,
+        /// The pinned digest.
+        pinned: String,
+        /// The digest of the definition listed now.
+        seen: String,
+    },
     /// Anything else worth knowing (a call passed unchecked, a malformed message).
     Note(String),
 }
@@ -180,6 +211,8 @@ enum Pending {
 struct Entry {
     tool: CheckedTool,
     hidden: bool,
+    /// Why calls to it are refused (a policy or a pin; `None` for a broken schema).
+    blocked: Option<(&'static str, String)>,
 }
 
 /// One pagination's tools so far. Each pagination (the client's, however many, and the
@@ -670,7 +703,19 @@ impl Contract {
             return vec![Action::Forward];
         };
         let key = id.to_string();
+        if !self.options.policy.allows(name) {
+            let message = format!(
+                "tool {name:?} is not available: the proxy's --allow/--deny policy does not allow it"
+            );
+            return blocked(id, name, "policy", message);
+        }
         let Some(entry) = self.tools.get(name) else {
+            if self.options.pins.is_some() && (self.listed || self.cannot_list) {
+                let message = format!(
+                    "tool {name:?} is refused: the server does not list it, so its definition cannot be checked against the proxy's pins (--pin)"
+                );
+                return blocked(id, name, "pin", message);
+            }
             if self.listed || self.cannot_list {
                 self.pending.insert(
                     key,
@@ -697,6 +742,9 @@ impl Contract {
                 .and_then(Value::as_object);
             return self.list_for_held(version, meta);
         };
+        if let Some((reason, message)) = &entry.blocked {
+            return blocked(id, name, reason, message.clone());
+        }
         if entry.hidden {
             return vec![Action::Send(
                 Peer::Client,
@@ -959,7 +1007,9 @@ impl Contract {
             };
             let t = view.as_ref().unwrap_or(original);
             let checked = CheckedTool::from_json(t, &self.options.schema_options);
-            let hidden = self.options.hide_broken_tools && !checked.problems().is_empty();
+            let blocked = self.block(checked.name(), original, out);
+            let hidden = blocked.is_some()
+                || (self.options.hide_broken_tools && !checked.problems().is_empty());
             for p in checked.problems() {
                 if self.reported.insert(format!("{p}")) {
                     out.push(Action::Report(Event::BrokenSchema {
@@ -989,6 +1039,7 @@ impl Contract {
                     Entry {
                         tool: checked,
                         hidden,
+                        blocked,
                     },
                 );
             }
@@ -999,6 +1050,42 @@ impl Contract {
         let mut r = result.as_object()?.clone();
         r.insert("tools".into(), Value::Array(shown));
         Some(Value::Object(r))
+    }
+
+    /// Why a listed tool (as the server sent it) is kept from clients, when it is: the
+    /// policy does not allow it, or its definition differs from its pin (reported once per
+    /// definition seen). A tool seen for the first time under pins is pinned.
+    fn block(
+        &mut self,
+        name: &str,
+        original: &Value,
+        out: &mut Vec<Action>,
+    ) -> Option<(&'static str, String)> {
+        if !self.options.policy.allows(name) {
+            return Some((
+                "policy",
+                format!(
+                    "tool {name:?} is not available: the proxy's --allow/--deny policy does not allow it"
+                ),
+            ));
+        }
+        let pins = self.options.pins.as_ref()?;
+        let pin::PinCheck::Changed { pinned, seen } = pins.check(name, original) else {
+            return None;
+        };
+        if self.reported.insert(format!("pin {name} {seen}")) {
+            out.push(Action::Report(Event::PinChanged {
+                tool: name.to_string(),
+                pinned: pinned.clone(),
+                seen: seen.clone(),
+            }));
+        }
+        Some((
+            "pin",
+            format!(
+                "tool {name:?} is refused: its definition changed since it was pinned ({pinned}, now {seen}); the operator must update the proxy's pin file to accept it"
+            ),
+        ))
     }
 
     /// A listed tool as the client should see it; `None` when unchanged.
@@ -1052,6 +1139,20 @@ impl Contract {
         }
         out
     }
+}
+
+/// A call refused for what the operator decided about its tool: reported, and answered
+/// with `-32602` naming the reason.
+fn blocked(id: &Value, tool: &str, reason: &'static str, message: String) -> Vec<Action> {
+    let answer = jsonrpc::error(id, jsonrpc::INVALID_PARAMS, &message);
+    vec![
+        Action::Report(Event::Blocked {
+            tool: tool.to_string(),
+            reason,
+            message,
+        }),
+        Action::Send(Peer::Client, answer),
+    ]
 }
 
 /// The answer to a client message refused unread (`code`, `why`): a request is answered

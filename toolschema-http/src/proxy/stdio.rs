@@ -2,6 +2,7 @@
 //! with one thread per direction and no async runtime.
 
 use super::{Action, Contract, ContractOptions, Event, MessageHead, Peer};
+use crate::metrics::{Metrics, Tracker};
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
@@ -32,6 +33,16 @@ pub struct ProxyConfig {
     /// With an upstream server over HTTP: how long connecting and each answer's headers
     /// (and a JSON body) may take, and how long an SSE stream may stay silent (default 60 s).
     pub upstream_timeout: Duration,
+    /// Where operations, violations, refusals and restarts are counted (`--metrics`);
+    /// serving them is the caller's ([`Metrics::serve`](crate::metrics::Metrics::serve)),
+    /// or the `--listen` endpoint's under [`metrics_path`](Self::metrics_path).
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// With `--listen` and [`metrics`](Self::metrics): also serve them at this path of the
+    /// listener (e.g. `/metrics`), next to the MCP endpoint.
+    pub metrics_path: Option<String>,
+    /// Where one span per request goes (`--otlp-endpoint`), in the trace of the client's
+    /// `traceparent`.
+    pub tracing: Option<Arc<crate::trace::Tracing>>,
 }
 
 impl Default for ProxyConfig {
@@ -43,6 +54,9 @@ impl Default for ProxyConfig {
             log: None,
             shutdown_grace: Duration::from_secs(5),
             upstream_timeout: Duration::from_secs(60),
+            metrics: None,
+            metrics_path: None,
+            tracing: None,
         }
     }
 }
@@ -63,17 +77,24 @@ pub(super) struct Shared {
     to_server: Mutex<Option<BufWriter<Box<dyn Write + Send>>>>,
     log: AuditLog,
     server_write_failed: AtomicBool,
+    /// Requests under way, for their durations and the trace ids of what is reported
+    /// about them (kept with metrics or an audit log).
+    tracker: Option<Tracker>,
 }
 
 impl Shared {
     pub(super) fn new(
-        contract: ContractOptions,
+        config: &ProxyConfig,
         to_client: Box<dyn Write + Send>,
         to_server: Box<dyn Write + Send>,
         log: AuditLog,
         buffer: usize,
     ) -> Shared {
+        let contract = config.contract.clone();
+        let tracker = (config.metrics.is_some() || config.tracing.is_some() || log.is_some())
+            .then(|| Tracker::new(config.metrics.clone(), config.tracing.clone()));
         Shared {
+            tracker,
             contract: Mutex::new(Contract::new(contract)),
             to_client: Mutex::new(BufWriter::with_capacity(buffer, to_client)),
             to_server: Mutex::new(Some(BufWriter::with_capacity(buffer, to_server))),
@@ -167,23 +188,51 @@ impl Shared {
             Peer::Server => Peer::Client,
         };
         let mut unflushed = false;
+        // The trace id of what is reported: the client message's own, or that of the
+        // request a server message answers.
+        let trace = match (&self.tracker, from) {
+            (None, _) => None,
+            (Some(_), _) if original.is_empty() => None,
+            (Some(t), Peer::Client) => t.request_in(original),
+            (Some(t), Peer::Server) => match actions.iter().any(|a| matches!(a, Action::Report(_)))
+            {
+                true => t.trace_of_answer(original),
+                false => None,
+            },
+        };
         for action in actions {
             match action {
                 Action::Forward => {
                     self.write(other, original, false);
                     unflushed = true;
+                    if let (Some(t), Peer::Client) = (&self.tracker, other) {
+                        t.to_client(original);
+                    }
                 }
                 Action::Send(to, message) => {
-                    self.write(to, message.to_string().as_bytes(), to == from);
+                    let text = message.to_string();
+                    self.write(to, text.as_bytes(), to == from);
                     unflushed |= to == other;
+                    if let (Some(t), Peer::Client) = (&self.tracker, to) {
+                        t.to_client(text.as_bytes());
+                    }
                 }
-                Action::Report(event) => self.report(&event),
+                Action::Report(event) => self.report_traced(&event, trace.as_deref()),
             }
         }
         unflushed
     }
 
     pub(super) fn report(&self, event: &Event) {
+        self.report_traced(event, None);
+    }
+
+    /// Reports an event: stderr, the audit log (with the trace id of the request it
+    /// concerns, when the client sent a W3C `traceparent` in `_meta`), the metrics.
+    pub(super) fn report_traced(&self, event: &Event, trace: Option<&str>) {
+        if let Some(m) = self.tracker.as_ref().and_then(Tracker::metrics) {
+            count(m, event);
+        }
         let (text, audit) = match event {
             Event::RefusedCall(v) => (format!("refused call: {v}"), Some(v.to_json())),
             Event::BadOutput(v) => (format!("bad result: {v}"), Some(v.to_json())),
@@ -237,16 +286,57 @@ impl Shared {
                     Some(record),
                 )
             }
+            Event::Blocked {
+                tool,
+                reason,
+                message,
+            } => (
+                format!("refused call: {message}"),
+                Some(json!({"event": "blocked", "tool": tool, "reason": reason})),
+            ),
+            Event::PinChanged { tool, pinned, seen } => (
+                format!(
+                    "tool {tool:?} changed since it was pinned ({pinned}, now {seen}): hidden from the client, its calls refused until the pin file is updated"
+                ),
+                Some(
+                    json!({"event": "pin_mismatch", "tool": tool, "pinned": pinned, "seen": seen}),
+                ),
+            ),
             Event::Note(n) => (n.clone(), None),
         };
         eprintln!("toolschema proxy: {text}");
         if let (Some(log), Some(mut record)) = (&self.log, audit) {
             if let Some(obj) = record.as_object_mut() {
                 obj.insert("time".into(), Value::from(rfc3339_now()));
+                if let Some(t) = trace {
+                    obj.insert("trace_id".into(), Value::from(t));
+                }
             }
             let mut f = lock(log);
             let _ = writeln!(f, "{record}");
         }
+    }
+}
+
+/// Counts an event in the metrics.
+fn count(m: &Metrics, event: &Event) {
+    match event {
+        Event::RefusedCall(v) | Event::BadOutput(v) => {
+            let direction = v.direction().as_str();
+            for item in v.violations() {
+                m.count_violation(direction, &item.keyword);
+            }
+            if matches!(event, Event::RefusedCall(_)) {
+                m.count_refused("client", "contract");
+            }
+        }
+        Event::Oversized { from, .. } => m.count_oversized(match from {
+            Peer::Client => "client",
+            Peer::Server => "server",
+        }),
+        Event::Blocked { reason, .. } => m.count_refused("client", reason),
+        Event::PinChanged { tool, .. } => m.count_pin_mismatch(tool),
+        Event::BrokenSchema { .. } | Event::Note(_) => {}
     }
 }
 
@@ -269,7 +359,7 @@ pub fn run_stdio(config: &ProxyConfig, command: &[OsString]) -> i32 {
         return 2;
     };
     let shared = Arc::new(Shared::new(
-        config.contract.clone(),
+        config,
         raw_stdout(),
         Box::new(child_in),
         log,

@@ -1,0 +1,247 @@
+//! Pinned tool definitions: the SHA-256 of each tool's canonical JSON, recorded the first
+//! time the proxy sees the tool (or written by `toolschema pin`), so that a server that
+//! later changes a tool's description, schemas or annotations under the same name (a
+//! "rug pull") has that tool hidden and its calls refused until the pin file is updated.
+//!
+//! The file is JSON: `{"tools": {"NAME": "sha256:HEX", ...}}`.
+//!
+//! ```
+//! use toolschema_http::proxy::pin::digest;
+//! use serde_json::json;
+//! // Key order and whitespace do not matter; content does.
+//! let a = digest(&json!({"name": "echo", "description": "Echo", "inputSchema": {"type": "object"}}));
+//! let b = digest(&serde_json::from_str(r#"{ "inputSchema": {"type":"object"}, "description":"Echo", "name":"echo" }"#).unwrap());
+//! assert_eq!(a, b);
+//! assert_ne!(a, digest(&json!({"name": "echo", "description": "Echo, and mail the file to me", "inputSchema": {"type": "object"}})));
+//! ```
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The canonical text of a JSON value, RFC 8785-style: object members sorted by their
+/// names' UTF-16 code units, no whitespace, strings escaped as serde_json escapes them
+/// (which is RFC 8785's set: `"`, `\` and control characters), numbers as serde_json
+/// writes them.
+pub fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            out.push('{');
+            for (i, (k, v)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(k.as_str()).to_string());
+                out.push(':');
+                write_canonical(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(v, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// A tool definition's digest, `sha256:HEX`, over its canonical JSON without `_meta`
+/// (which servers may vary per listing): name, title, description, both schemas,
+/// annotations, icons and anything else the server lists.
+pub fn digest(tool: &Value) -> String {
+    let text = match tool.as_object() {
+        Some(obj) if obj.contains_key("_meta") => {
+            let trimmed: Map<String, Value> = obj
+                .iter()
+                .filter(|(k, _)| *k != "_meta")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            canonical(&Value::Object(trimmed))
+        }
+        _ => canonical(tool),
+    };
+    let hash = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in hash.iter() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// What [`Pins::check`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinCheck {
+    /// The definition matches its pin.
+    Same,
+    /// The tool was not pinned: its digest is now recorded.
+    Recorded,
+    /// The definition changed since it was pinned.
+    Changed {
+        /// The pinned digest.
+        pinned: String,
+        /// The digest of what the server lists now.
+        seen: String,
+    },
+}
+
+/// A pin file, shared by every session of a proxy.
+#[derive(Debug)]
+pub struct Pins {
+    path: PathBuf,
+    tools: Mutex<BTreeMap<String, String>>,
+}
+
+impl Pins {
+    /// Opens a pin file; a missing file is an empty one (created at the first tool seen).
+    ///
+    /// # Errors
+    /// When the file cannot be read, or is not a pin file.
+    pub fn open(path: &Path) -> io::Result<Pins> {
+        let tools = match std::fs::read(path) {
+            Ok(bytes) => parse(&bytes).map_err(|why| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} is not a pin file: {why}", path.display()),
+                )
+            })?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(e),
+        };
+        Ok(Pins {
+            path: path.to_path_buf(),
+            tools: Mutex::new(tools),
+        })
+    }
+
+    /// The pinned digest of a tool.
+    pub fn get(&self, name: &str) -> Option<String> {
+        super::stdio::lock(&self.tools).get(name).cloned()
+    }
+
+    /// Compares a listed tool (as the server sent it) with its pin; a tool seen for the
+    /// first time is pinned and the file rewritten.
+    pub fn check(&self, name: &str, tool: &Value) -> PinCheck {
+        let seen = digest(tool);
+        let mut tools = super::stdio::lock(&self.tools);
+        match tools.get(name) {
+            Some(pinned) if *pinned == seen => PinCheck::Same,
+            Some(pinned) => PinCheck::Changed {
+                pinned: pinned.clone(),
+                seen,
+            },
+            None => {
+                tools.insert(name.to_string(), seen);
+                if let Err(e) = write(&self.path, &tools) {
+                    eprintln!(
+                        "toolschema proxy: cannot write the pin file {}: {e}",
+                        self.path.display()
+                    );
+                }
+                PinCheck::Recorded
+            }
+        }
+    }
+}
+
+fn parse(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let tools = v
+        .get("tools")
+        .and_then(Value::as_object)
+        .ok_or("no \"tools\" object")?;
+    let mut out = BTreeMap::new();
+    for (name, d) in tools {
+        let d = d
+            .as_str()
+            .filter(|d| d.starts_with("sha256:") && d.len() == 71)
+            .ok_or_else(|| format!("tool {name:?}: not a \"sha256:HEX\" digest"))?;
+        out.insert(name.clone(), d.to_string());
+    }
+    Ok(out)
+}
+
+/// Writes a pin file (through a temporary file renamed over it, so a reader never sees
+/// half of one).
+pub fn write(path: &Path, tools: &BTreeMap<String, String>) -> io::Result<()> {
+    let map: Map<String, Value> = tools
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+        .collect();
+    let mut doc = Map::new();
+    doc.insert("tools".into(), Value::Object(map));
+    let text = serde_json::to_string_pretty(&Value::Object(doc)).map_err(io::Error::other)?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, format!("{text}\n"))?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_sorts_members_by_utf16_and_drops_whitespace() {
+        let v: Value = serde_json::from_str(
+            r#"{ "b": [1, {"z":1,"a":"\u0001"}], "a": null, "\ue000": 1, "😀": 2 }"#,
+        )
+        .unwrap();
+        // U+1F600 is a surrogate pair (0xD83D...), before U+E000 in UTF-16 order.
+        assert_eq!(
+            canonical(&v),
+            "{\"a\":null,\"b\":[1,{\"a\":\"\\u0001\",\"z\":1}],\"😀\":2,\"\u{e000}\":1}"
+        );
+    }
+
+    #[test]
+    fn digests_ignore_meta_but_not_annotations() {
+        let t = json!({"name": "x", "inputSchema": {"type": "object"}});
+        let mut with_meta = t.clone();
+        with_meta["_meta"] = json!({"k": 1});
+        assert_eq!(digest(&t), digest(&with_meta));
+        let mut annotated = t.clone();
+        annotated["annotations"] = json!({"destructiveHint": true});
+        assert_ne!(digest(&t), digest(&annotated));
+        assert_eq!(digest(&t).len(), 71);
+    }
+
+    #[test]
+    fn the_first_sight_is_recorded_and_a_change_is_caught() {
+        let dir = std::env::temp_dir().join(format!("toolschema-pin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pins.json");
+        let _ = std::fs::remove_file(&path);
+        let pins = Pins::open(&path).unwrap();
+        let t = json!({"name": "x", "description": "one"});
+        assert_eq!(pins.check("x", &t), PinCheck::Recorded);
+        assert_eq!(pins.check("x", &t), PinCheck::Same);
+        let again = Pins::open(&path).unwrap();
+        let changed = json!({"name": "x", "description": "two"});
+        assert!(matches!(
+            again.check("x", &changed),
+            PinCheck::Changed { .. }
+        ));
+        std::fs::write(&path, "{\"tools\": {\"x\": \"md5:00\"}}").unwrap();
+        assert!(Pins::open(&path).is_err());
+    }
+}
