@@ -405,7 +405,7 @@ fn type_step(set: TypeSet) -> Step {
 fn set_bits(set: TypeSet) -> u8 {
     // (TypeSet's byte, through its public API: transmute-free.)
     let mut bits = 0u8;
-    for (i, ty) in TYPES.iter().enumerate() {
+    for (i, ty) in JsonType::ALL.iter().enumerate() {
         if set.contains(*ty) {
             bits |= 1 << i;
         }
@@ -416,19 +416,9 @@ fn set_bits(set: TypeSet) -> u8 {
     bits
 }
 
-const TYPES: [JsonType; 7] = [
-    JsonType::Null,
-    JsonType::Boolean,
-    JsonType::Integer,
-    JsonType::Number,
-    JsonType::String,
-    JsonType::Array,
-    JsonType::Object,
-];
-
 fn set_of(bits: u8) -> TypeSet {
     let mut set = TypeSet::empty();
-    for (i, ty) in TYPES.iter().enumerate() {
+    for (i, ty) in JsonType::ALL.iter().enumerate() {
         if bits & (1 << i) != 0 {
             set = set.with(*ty);
         }

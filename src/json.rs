@@ -26,6 +26,17 @@ pub enum JsonType {
 }
 
 impl JsonType {
+    /// Every type, in a fixed order (a set's iteration order).
+    pub(crate) const ALL: [JsonType; 7] = [
+        JsonType::Null,
+        JsonType::Boolean,
+        JsonType::Integer,
+        JsonType::Number,
+        JsonType::String,
+        JsonType::Array,
+        JsonType::Object,
+    ];
+
     /// The name used in schemas (`"integer"`, `"object"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -213,17 +224,7 @@ impl TypeSet {
 
     /// The types in the set, in a fixed order.
     pub fn iter(self) -> impl Iterator<Item = JsonType> {
-        [
-            JsonType::Null,
-            JsonType::Boolean,
-            JsonType::Integer,
-            JsonType::Number,
-            JsonType::String,
-            JsonType::Array,
-            JsonType::Object,
-        ]
-        .into_iter()
-        .filter(move |t| self.contains(*t))
+        JsonType::ALL.into_iter().filter(move |t| self.contains(*t))
     }
 }
 

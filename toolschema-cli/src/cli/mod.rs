@@ -15,6 +15,7 @@ mod check;
 mod config;
 mod example;
 mod input;
+mod live;
 mod mock;
 mod pin;
 mod proxy;

@@ -2,10 +2,8 @@
 //! are `toolschema::upgrade` and `toolschema::lint`).
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 use toolschema::Draft;
 use toolschema::lint::{Finding, fix, lint};
@@ -153,7 +151,7 @@ pub fn lint_command(args: LintArgs) -> u8 {
     let mut broken = false;
     let mut any = false;
     if !args.command.is_empty() {
-        match list_tools(&args.command) {
+        match super::live::list_tools(&args.command, "toolschema-lint", ANSWER_WITHIN) {
             Ok(tools) => {
                 let findings = lint(&Value::Array(tools));
                 any |= !findings.is_empty();
@@ -207,83 +205,3 @@ pub fn lint_command(args: LintArgs) -> u8 {
 
 /// How long a server may take to answer one request.
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
-
-/// Starts `command`, initializes it as an MCP client over stdio, and collects every page
-/// of `tools/list`; the server is killed afterwards.
-fn list_tools(command: &[String]) -> Result<Vec<Value>, String> {
-    let (program, rest) = command.split_first().ok_or("no command")?;
-    let mut child = Command::new(program)
-        .args(rest)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot start: {e}"))?;
-    let result = talk(&mut child);
-    let _ = child.kill();
-    let _ = child.wait();
-    result
-}
-
-fn talk(child: &mut std::process::Child) -> Result<Vec<Value>, String> {
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let (tx, rx) = mpsc::channel::<Value>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if let Ok(v) = serde_json::from_str::<Value>(&line)
-                && tx.send(v).is_err()
-            {
-                break;
-            }
-        }
-    });
-    let mut send = |v: Value| -> Result<(), String> {
-        writeln!(stdin, "{v}").map_err(|e| format!("cannot write to the server: {e}"))?;
-        stdin
-            .flush()
-            .map_err(|e| format!("cannot write to the server: {e}"))
-    };
-    let await_answer = |id: u64| -> Result<Value, String> {
-        loop {
-            let msg = rx
-                .recv_timeout(ANSWER_WITHIN)
-                .map_err(|_| format!("no answer to request {id} within {ANSWER_WITHIN:?}"))?;
-            if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
-                if let Some(err) = msg.get("error") {
-                    return Err(format!("request {id} failed: {err}"));
-                }
-                return msg
-                    .get("result")
-                    .cloned()
-                    .ok_or_else(|| format!("request {id}: an answer without result"));
-            }
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "toolschema-lint", "version": env!("CARGO_PKG_VERSION")}
-        }}),
-    )?;
-    await_answer(1)?;
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    let mut tools = Vec::new();
-    let mut cursor: Option<Value> = None;
-    for id in 2..10_000u64 {
-        let params = match &cursor {
-            Some(c) => json!({"cursor": c}),
-            None => json!({}),
-        };
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}))?;
-        let result = await_answer(id)?;
-        tools.extend(result["tools"].as_array().into_iter().flatten().cloned());
-        match result.get("nextCursor") {
-            Some(c) if !c.is_null() => cursor = Some(c.clone()),
-            _ => return Ok(tools),
-        }
-    }
-    Err("more than 10,000 pages of tools".into())
-}
