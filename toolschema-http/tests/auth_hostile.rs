@@ -1,0 +1,234 @@
+//! Hostile clients against the resource server: requests built to slip a scoped tool call
+//! past the per-tool check (a duplicated `name`, odd JSON forms, batches), sessions used by
+//! another subject or with no subject, and routes other than the MCP endpoint. Same harness
+//! as tests/auth.rs: tokens minted here, a JWKS served by a stub on 127.0.0.1.
+
+use jsonwebtoken::Algorithm;
+use reqwest::blocking::{Client, Response};
+use serde_json::{Value, json};
+use std::time::Duration;
+use stub::{AuthServer, auth_server, mint, now, rsa};
+
+#[path = "auth/stub.rs"]
+#[allow(dead_code)]
+mod stub;
+use toolschema::mcp::{CallToolResult, SecurityScheme, Server, Tool};
+use toolschema_http::auth::AuthOptions;
+use toolschema_http::{HttpOptions, HttpServer};
+
+fn start(auth: AuthOptions) -> String {
+    let open = Tool::builder("open")
+        .handler(|_, _| Ok(CallToolResult::text("opened")))
+        .build()
+        .unwrap();
+    let write = Tool::builder("write")
+        .security_schemes(vec![SecurityScheme::oauth2(["files:write"])])
+        .handler(|_, _| Ok(CallToolResult::text("written")))
+        .build()
+        .unwrap();
+    let server = Server::builder("auth-hostile", "1.0")
+        .tools(vec![open, write])
+        .build()
+        .unwrap();
+    let http = HttpServer::bind(&server, "127.0.0.1:0", HttpOptions::new().auth(auth)).unwrap();
+    let url = format!("http://{}/mcp", http.local_addr());
+    std::thread::spawn(move || http.run());
+    url
+}
+
+fn jwt_server(a: &AuthServer) -> String {
+    start(
+        AuthOptions::jwt(&a.url)
+            .unwrap()
+            .jwks_refresh_interval(Duration::from_millis(300)),
+    )
+}
+
+fn token(a: &AuthServer, url: &str, sub: Option<&str>, scope: &str) -> String {
+    let mut c = json!({"iss": a.url, "aud": url, "exp": now() + 600, "iat": now(), "scope": scope});
+    if let Some(s) = sub {
+        c["sub"] = json!(s);
+    }
+    mint(&rsa(), Algorithm::RS256, "rsa1", &c)
+}
+
+fn post_raw(url: &str, token: Option<&str>, session: Option<&str>, body: &str) -> Response {
+    let mut req = Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(body.to_string());
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    req.send().unwrap()
+}
+
+fn open_session(url: &str, token: &str, version: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let r = post_raw(url, Some(token), None, &init.to_string());
+    assert_eq!(r.status(), 200, "{:?}", r.text());
+    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let note = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
+    assert_eq!(post_raw(url, Some(token), Some(&id), note).status(), 202);
+    id
+}
+
+/// Whether the answer shows the scoped tool ran.
+fn ran(r: Response) -> (u16, bool) {
+    let status = r.status().as_u16();
+    let text = r.text().unwrap_or_default();
+    (status, text.contains("written"))
+}
+
+#[test]
+fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
+    let a = auth_server();
+    let url = jwt_server(&a);
+    let reader = token(&a, &url, Some("alice"), "files:read");
+    let session = open_session(&url, &reader, "2025-06-18");
+    let bodies = [
+        // `name` twice: a reader that keeps the last one would call `write`.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open","name":"write","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","name":"open","arguments":{}}}"#,
+        // Escapes in the name and the method.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wr\u0069te","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools\/call","params":{"name":"write","arguments":{}}}"#,
+        // `_meta` or `arguments` twice (the params reading fails as a whole).
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{},"arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","_meta":{},"_meta":{}}}"#,
+        // `arguments` of another type than the reader expects.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":[]}}"#,
+        // params as an array, the name not a string.
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":["write"]}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["write"]}}"#,
+    ];
+    for body in bodies {
+        let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&session), body));
+        assert!(!wrote, "the scoped tool ran ({status}) for {body}");
+    }
+    // The same, in 2025-03-26 batches.
+    let old = open_session(&url, &reader, "2025-03-26");
+    for body in bodies {
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"open"}}}}, {}]"#,
+            body
+        );
+        let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&old), &batch));
+        assert!(!wrote, "the scoped tool ran ({status}) in the batch {batch}");
+    }
+    // Sanity: the plain call is refused and the writer's goes through.
+    let plain = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
+    assert_eq!(post_raw(&url, Some(&reader), Some(&session), plain).status(), 403);
+    let writer = token(&a, &url, Some("alice"), "files:write");
+    assert!(ran(post_raw(&url, Some(&writer), Some(&session), plain)).1);
+}
+
+/// An authorization server that answers its metadata but whose JWKS answers 500, or never
+/// answers; its JWKS hits counted.
+fn failing_jwks(hang: bool) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let (issuer, count) = (url.clone(), std::sync::Arc::clone(&hits));
+    std::thread::spawn(move || {
+        let mut parked = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut line = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let _ = reader.read_line(&mut line);
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                    break;
+                }
+            }
+            let (status, body) = if line.contains("/.well-known/oauth-authorization-server") {
+                (200, json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}).to_string())
+            } else {
+                count.fetch_add(1, Ordering::SeqCst);
+                if hang {
+                    parked.push(stream);
+                    continue;
+                }
+                (500, "{}".to_string())
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, hits)
+}
+
+#[test]
+fn a_failing_jwks_is_not_asked_once_per_token() {
+    use std::sync::atomic::Ordering;
+    let (issuer, hits) = failing_jwks(false);
+    let url = start(
+        AuthOptions::jwt(&issuer)
+            .unwrap()
+            .jwks_refresh_interval(Duration::from_secs(5)),
+    );
+    let t = mint(
+        &rsa(),
+        Algorithm::RS256,
+        "rsa1",
+        &json!({"iss": issuer, "aud": url, "sub": "a", "exp": now() + 60}),
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for _ in 0..20 {
+        let r = post_raw(&url, Some(&t), None, init);
+        assert_eq!(r.status(), 503);
+    }
+    let n = hits.load(Ordering::SeqCst);
+    assert!(n <= 2, "20 tokens made {n} JWKS requests to a failing server");
+}
+
+#[test]
+fn a_hanging_jwks_does_not_queue_requests_behind_one_another() {
+    let (issuer, _) = failing_jwks(true);
+    let url = start(AuthOptions::jwt(&issuer).unwrap());
+    let t = mint(
+        &rsa(),
+        Algorithm::RS256,
+        "rsa1",
+        &json!({"iss": issuer, "aud": url, "sub": "a", "exp": now() + 60}),
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let started = std::time::Instant::now();
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let (url, t) = (url.clone(), t.clone());
+            std::thread::spawn(move || {
+                let r = Client::builder()
+                    .timeout(Duration::from_secs(60))
+                    .build()
+                    .unwrap()
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json")
+                    .header("authorization", format!("Bearer {t}"))
+                    .body(init)
+                    .send()
+                    .unwrap();
+                r.status().as_u16()
+            })
+        })
+        .collect();
+    for c in clients {
+        assert_eq!(c.join().unwrap(), 503);
+    }
+    // One fetch times out (10 s); the requests that waited for it do not each start another.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(18), "took {took:?}");
+}
