@@ -318,7 +318,10 @@ impl HttpServer {
 
     /// Measures every request in `metrics` ([`metrics::Metrics`]: the
     /// `mcp_server_operation_duration_seconds` histogram by method, tool and error type),
-    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too.
+    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too,
+    /// behind the endpoint's own Host/Origin check and, with [`HttpOptions::auth`], its
+    /// bearer token (for an open scrape, serve them on an address of their own with
+    /// [`Metrics::serve`](metrics::Metrics::serve)).
     ///
     /// ```no_run
     /// use toolschema::mcp::Server;

@@ -397,12 +397,13 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         }
         return resource_metadata(guard, req.method());
     }
-    if let Some(metrics) = shared.endpoint.metrics_at(req.uri().path()) {
-        return metrics.reply(req.method()).map(BoxBody::new);
-    }
-    if req.uri().path() != shared.options.path {
+    let metrics = shared.endpoint.metrics_at(req.uri().path());
+    if metrics.is_none() && req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }
+    // The metrics path of the listener is behind the same Host/Origin check and the same
+    // token as the endpoint (tool names and traffic are no one else's business); an open
+    // scrape is what a separate metrics address is for.
     if let Some(reply) = check_origin(&shared.options, req.uri(), req.headers()) {
         return reply;
     }
@@ -413,6 +414,9 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
             Err(refusal) => return refused(guard, &refusal),
         },
     };
+    if let Some(metrics) = metrics {
+        return metrics.reply(req.method()).map(BoxBody::new);
+    }
     // A session answers only to the subject whose token opened it.
     if let Some(grant) = &grant
         && let Some(id) = header_str(req.headers(), SESSION_HEADER)

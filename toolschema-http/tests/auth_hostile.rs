@@ -232,3 +232,50 @@ fn a_hanging_jwks_does_not_queue_requests_behind_one_another() {
     let took = started.elapsed();
     assert!(took < Duration::from_secs(18), "took {took:?}");
 }
+
+#[test]
+fn the_listeners_metrics_path_needs_the_token_and_a_good_host() {
+    let a = auth_server();
+    let open = Tool::builder("open")
+        .handler(|_, _| Ok(CallToolResult::text("opened")))
+        .build()
+        .unwrap();
+    let server = Server::builder("auth-metrics", "1.0")
+        .tools(vec![open])
+        .build()
+        .unwrap();
+    let http = HttpServer::bind(
+        &server,
+        "127.0.0.1:0",
+        HttpOptions::new().auth(AuthOptions::jwt(&a.url).unwrap()),
+    )
+    .unwrap()
+    .metrics(toolschema_http::metrics::Metrics::new(), Some("/metrics"));
+    let addr = http.local_addr();
+    let url = format!("http://{addr}/mcp");
+    std::thread::spawn(move || http.run());
+    let t = token(&a, &url, Some("alice"), "");
+    let session = open_session(&url, &t, "2025-06-18");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open"}}"#;
+    assert_eq!(post_raw(&url, Some(&t), Some(&session), call).status(), 200);
+    let metrics = format!("http://{addr}/metrics");
+    let get = |token: Option<&str>, host: Option<&str>| {
+        let mut req = Client::new().get(&metrics);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        if let Some(h) = host {
+            req = req.header("host", h);
+        }
+        req.send().unwrap()
+    };
+    let r = get(None, None);
+    assert_eq!(r.status(), 401);
+    assert!(!r.text().unwrap().contains("gen_ai_tool_name"));
+    assert_eq!(get(Some("not-a-jwt"), None).status(), 401);
+    // DNS rebinding: a page of another site reaching the listener under its own name.
+    assert_eq!(get(Some(&t), Some("evil.example")).status(), 403);
+    let r = get(Some(&t), None);
+    assert_eq!(r.status(), 200);
+    assert!(r.text().unwrap().contains("gen_ai_tool_name=\"open\""));
+}

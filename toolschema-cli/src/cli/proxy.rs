@@ -102,7 +102,8 @@ pub struct Args {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one, printed)
     #[arg(long, value_name = "HOST:PORT")]
     metrics: Option<String>,
-    /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics)
+    /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics),
+    /// behind its Host/Origin check and, with --auth-*, its bearer token
     #[arg(long, value_name = "PATH")]
     metrics_path: Option<String>,
     /// Export one span per request to this OpenTelemetry collector (OTLP over HTTP/protobuf,
