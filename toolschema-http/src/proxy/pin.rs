@@ -147,17 +147,64 @@ impl Pins {
                 pinned: pinned.clone(),
                 seen,
             },
-            None => {
-                tools.insert(name.to_string(), seen);
-                if let Err(e) = write(&self.path, &tools) {
-                    eprintln!(
-                        "toolschema proxy: cannot write the pin file {}: {e}",
-                        self.path.display()
-                    );
+            None => match self.record(&mut tools, name, &seen) {
+                Some(pinned) if pinned != seen => PinCheck::Changed { pinned, seen },
+                Some(_) => PinCheck::Same,
+                None => PinCheck::Recorded,
+            },
+        }
+    }
+
+    /// Pins `name` in the file, under a lock (`FILE.lock`) and merged with what the file
+    /// holds now: other proxies sharing the file (replicas) may have pinned tools since it
+    /// was read, this one among them; theirs are kept, never overwritten. `Some(pin)` when
+    /// the file already pinned `name` (that pin is now this proxy's too).
+    fn record(&self, tools: &mut BTreeMap<String, String>, name: &str, seen: &str) -> Option<String> {
+        let warn = |e: &dyn std::fmt::Display| {
+            eprintln!(
+                "toolschema proxy: cannot write the pin file {}: {e}",
+                self.path.display()
+            );
+        };
+        let mut lock_path = self.path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .and_then(|f| f.lock().map(|()| f));
+        let on_disk = match std::fs::read(&self.path) {
+            Ok(bytes) => parse(&bytes).map_err(|why| format!("it is no longer a pin file: {why}")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(e.to_string()),
+        };
+        match on_disk {
+            Ok(disk) => {
+                for (k, v) in disk {
+                    tools.entry(k).or_insert(v);
                 }
-                PinCheck::Recorded
+            }
+            // A file that no longer reads (being edited by hand) is not written over.
+            Err(why) => {
+                warn(&why);
+                tools.insert(name.to_string(), seen.to_string());
+                return None;
             }
         }
+        if let Some(pinned) = tools.get(name) {
+            return Some(pinned.clone());
+        }
+        tools.insert(name.to_string(), seen.to_string());
+        match lock {
+            Ok(_held) => {
+                if let Err(e) = write(&self.path, tools) {
+                    warn(&e);
+                }
+            }
+            Err(e) => warn(&e),
+        }
+        None
     }
 }
 
@@ -189,7 +236,7 @@ pub fn write(path: &Path, tools: &BTreeMap<String, String>) -> io::Result<()> {
     doc.insert("tools".into(), Value::Object(map));
     let text = serde_json::to_string_pretty(&Value::Object(doc)).map_err(io::Error::other)?;
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    tmp.push(format!(".{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, format!("{text}\n"))?;
     std::fs::rename(&tmp, path)
@@ -241,6 +288,47 @@ mod tests {
             again.check("x", &changed),
             PinCheck::Changed { .. }
         ));
+        // A second proxy on the same file (a replica), opened before the first pinned
+        // anything new: neither loses the other's pins, and a tool the other pinned
+        // first is held to that pin.
+        let replica = Pins::open(&path).unwrap();
+        assert_eq!(pins.check("y", &json!({"name": "y"})), PinCheck::Recorded);
+        assert_eq!(replica.check("z", &json!({"name": "z"})), PinCheck::Recorded);
+        assert!(matches!(
+            replica.check("y", &json!({"name": "y", "description": "rug"})),
+            PinCheck::Changed { .. }
+        ));
+        assert_eq!(replica.check("y", &json!({"name": "y"})), PinCheck::Same);
+        let after = Pins::open(&path).unwrap();
+        for n in ["x", "y", "z"] {
+            assert!(after.get(n).is_some(), "{n} lost");
+        }
+        // Many replicas at once, each pinning tools of its own.
+        let threads: Vec<_> = (0..8)
+            .map(|r| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let p = Pins::open(&path).unwrap();
+                    for i in 0..10 {
+                        let n = format!("t{r}-{i}");
+                        p.check(&n, &json!({"name": n}));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let all = Pins::open(&path).unwrap();
+        for r in 0..8 {
+            for i in 0..10 {
+                assert!(all.get(&format!("t{r}-{i}")).is_some(), "t{r}-{i} lost");
+            }
+        }
+        // A file broken by hand meanwhile is not written over.
+        std::fs::write(&path, "{\"tools\": {").unwrap();
+        assert_eq!(all.check("w", &json!({"name": "w"})), PinCheck::Recorded);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"tools\": {");
         std::fs::write(&path, "{\"tools\": {\"x\": \"md5:00\"}}").unwrap();
         assert!(Pins::open(&path).is_err());
     }
