@@ -185,6 +185,16 @@ fn validate(args: &Args) -> Result<(), String> {
     {
         return Err(format!("{flag} requires --listen"));
     }
+    // The ranges clap checks on the flags, for values that came from the file.
+    for (key, value) in [
+        ("max-message-bytes", args.max_message_bytes),
+        ("max-server-message-bytes", args.max_server_message_bytes),
+        ("upstream-timeout", args.upstream_timeout),
+    ] {
+        if value == Some(0) {
+            return Err(format!("{key} 0: must be at least 1"));
+        }
+    }
     if let Some(p) = &args.on_bad_output
         && !["error", "log", "pass"].contains(&p.as_str())
     {
@@ -307,4 +317,45 @@ pub fn run(args: Args) -> u8 {
         t.shutdown();
     }
     u8::try_from(code).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config file skips clap's own checks: the same bounds hold for its values.
+    #[test]
+    fn values_from_a_config_file_are_held_to_the_flags_ranges() {
+        let dir = std::env::temp_dir().join(format!("toolschema-proxy-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, key) in ["max-message-bytes", "max-server-message-bytes", "upstream-timeout"]
+            .iter()
+            .enumerate()
+        {
+            let file = dir.join(format!("{i}.toml"));
+            std::fs::write(
+                &file,
+                format!("{key} = 0\nupstream = \"http://127.0.0.1:1/mcp\"\n"),
+            )
+            .unwrap();
+            let args = Args {
+                config: Some(file),
+                ..Args::default()
+            };
+            let resolved = resolve(args).unwrap();
+            let err = validate(&resolved).unwrap_err();
+            assert!(err.contains(key), "{err}");
+        }
+        let file = dir.join("ok.toml");
+        std::fs::write(
+            &file,
+            "upstream-timeout = 5\nupstream = \"http://127.0.0.1:1/mcp\"\n",
+        )
+        .unwrap();
+        let args = Args {
+            config: Some(file),
+            ..Args::default()
+        };
+        assert!(validate(&resolve(args).unwrap()).is_ok());
+    }
 }
