@@ -16,6 +16,8 @@ use toolschema::mcp::{CallToolResult, SecurityScheme, Server, Tool};
 use toolschema_http::auth::AuthOptions;
 use toolschema_http::{HttpOptions, HttpServer};
 
+static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn start(auth: AuthOptions) -> String {
     let open = Tool::builder("open")
         .handler(|_, _| Ok(CallToolResult::text("opened")))
@@ -23,7 +25,10 @@ fn start(auth: AuthOptions) -> String {
         .unwrap();
     let write = Tool::builder("write")
         .security_schemes(vec![SecurityScheme::oauth2(["files:write"])])
-        .handler(|_, _| Ok(CallToolResult::text("written")))
+        .handler(|_, _| {
+            WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(CallToolResult::text("written"))
+        })
         .build()
         .unwrap();
     let server = Server::builder("auth-hostile", "1.0")
@@ -91,6 +96,7 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
     let url = jwt_server(&a);
     let reader = token(&a, &url, Some("alice"), "files:read");
     let session = open_session(&url, &reader, "2025-06-18");
+    let before = WRITES.load(std::sync::atomic::Ordering::SeqCst);
     let bodies = [
         // `name` twice: a reader that keeps the last one would call `write`.
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open","name":"write","arguments":{}}}"#,
@@ -103,6 +109,9 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","_meta":{},"_meta":{}}}"#,
         // `arguments` of another type than the reader expects.
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":[]}}"#,
+        // As a notification, or under a null id: a server that ran it would answer nothing.
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"write","arguments":{}}}"#,
         // params as an array, the name not a string.
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":["write"]}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["write"]}}"#,
@@ -121,6 +130,12 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
         let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&old), &batch));
         assert!(!wrote, "the scoped tool ran ({status}) in the batch {batch}");
     }
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        WRITES.load(std::sync::atomic::Ordering::SeqCst),
+        before,
+        "the scoped tool's handler ran"
+    );
     // Sanity: the plain call is refused and the writer's goes through.
     let plain = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
     assert_eq!(post_raw(&url, Some(&reader), Some(&session), plain).status(), 403);
@@ -278,4 +293,30 @@ fn the_listeners_metrics_path_needs_the_token_and_a_good_host() {
     let r = get(Some(&t), None);
     assert_eq!(r.status(), 200);
     assert!(r.text().unwrap().contains("gen_ai_tool_name=\"open\""));
+}
+
+#[test]
+fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
+    let a = auth_server();
+    let url = jwt_server(&a);
+    let first = token(&a, &url, None, "files:read");
+    // Another token without `sub` (or `client_id`), for another client.
+    let other = mint(
+        &rsa(),
+        Algorithm::RS256,
+        "rsa1",
+        &json!({"iss": a.url, "aud": url, "exp": now() + 600, "iat": now() - 1, "jti": "other"}),
+    );
+    let session = open_session(&url, &first, "2025-06-18");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open"}}"#;
+    assert_eq!(post_raw(&url, Some(&other), Some(&session), call).status(), 404);
+    assert_eq!(post_raw(&url, None, Some(&session), call).status(), 401);
+    let delete = Client::new()
+        .delete(&url)
+        .header("authorization", format!("Bearer {other}"))
+        .header("mcp-session-id", &session)
+        .send()
+        .unwrap();
+    assert_eq!(delete.status(), 404);
+    assert_eq!(post_raw(&url, Some(&first), Some(&session), call).status(), 200);
 }
