@@ -320,3 +320,73 @@ fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
     assert_eq!(delete.status(), 404);
     assert_eq!(post_raw(&url, Some(&first), Some(&session), call).status(), 200);
 }
+
+#[test]
+fn claims_in_odd_forms_are_judged_strictly() {
+    let a = auth_server();
+    let url = jwt_server(&a);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let base = || json!({"iss": a.url, "aud": url, "sub": "s", "exp": now() + 600});
+    let with = |k: &str, v: Value| {
+        let mut c = base();
+        if v.is_null() {
+            c.as_object_mut().unwrap().remove(k);
+        } else {
+            c[k] = v;
+        }
+        mint(&rsa(), Algorithm::RS256, "rsa1", &c)
+    };
+    for (what, t) in [
+        ("exp as a string", with("exp", json!((now() + 600).to_string()))),
+        ("exp missing", with("exp", Value::Null)),
+        ("exp past the leeway", with("exp", json!(now() - 31))),
+        ("nbf past the leeway", with("nbf", json!(now() + 120))),
+        ("aud missing", with("aud", Value::Null)),
+        ("aud array without us", with("aud", json!(["http://127.0.0.1:1/mcp"]))),
+        ("aud as an object", with("aud", json!({"x": url}))),
+        ("iss with a slash more", with("iss", json!(format!("{}/", a.url)))),
+        ("iss missing", with("iss", Value::Null)),
+        ("kid of another key type", {
+            mint(&rsa(), Algorithm::RS256, "ec1", &base())
+        }),
+    ] {
+        let r = post_raw(&url, Some(&t), None, init);
+        assert_eq!(r.status(), 401, "{what}");
+    }
+    for (what, t) in [
+        ("aud array with us", with("aud", json!(["http://127.0.0.1:1/mcp", url]))),
+        ("exp within the leeway", with("exp", json!(now() - 5))),
+    ] {
+        let r = post_raw(&url, Some(&t), None, init);
+        assert_eq!(r.status(), 200, "{what}");
+    }
+    // `scp` as an array grants as `scope` does; a scope in another case does not.
+    let session = open_session(&url, &with("scp", json!(["files:write"])), "2025-06-18");
+    let write = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
+    let r = post_raw(&url, Some(&with("scp", json!(["files:write"]))), Some(&session), write);
+    assert_eq!(r.status(), 200);
+    let r = post_raw(&url, Some(&with("scope", json!("FILES:WRITE"))), Some(&session), write);
+    assert_eq!(r.status(), 403);
+    // An Authorization header of 60 KB, or not UTF-8, is refused, not a crash.
+    let huge = format!("Bearer {}", "A".repeat(60_000));
+    let r = Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("authorization", huge)
+        .body(init)
+        .send()
+        .unwrap();
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let r = Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header(
+            "authorization",
+            reqwest::header::HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap(),
+        )
+        .body(init)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(post_raw(&url, Some(&with("sub", json!("s"))), None, init).status(), 200);
+}
