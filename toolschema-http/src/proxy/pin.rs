@@ -218,7 +218,11 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     for (name, d) in tools {
         let d = d
             .as_str()
-            .filter(|d| d.starts_with("sha256:") && d.len() == 71)
+            .filter(|d| {
+                d.strip_prefix("sha256:").is_some_and(|h| {
+                    h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                })
+            })
             .ok_or_else(|| format!("tool {name:?}: not a \"sha256:HEX\" digest"))?;
         out.insert(name.clone(), d.to_string());
     }
@@ -330,6 +334,11 @@ mod tests {
         assert_eq!(all.check("w", &json!({"name": "w"})), PinCheck::Recorded);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"tools\": {");
         std::fs::write(&path, "{\"tools\": {\"x\": \"md5:00\"}}").unwrap();
+        assert!(Pins::open(&path).is_err());
+        // A digest of the right length that is no digest (a hand edit) is refused at
+        // start, rather than hiding that tool for ever as "changed".
+        let z = format!("{{\"tools\": {{\"x\": \"sha256:{}\"}}}}", "z".repeat(64));
+        std::fs::write(&path, z).unwrap();
         assert!(Pins::open(&path).is_err());
     }
 }
