@@ -390,3 +390,32 @@ fn claims_in_odd_forms_are_judged_strictly() {
     assert_eq!(r.status(), 400);
     assert_eq!(post_raw(&url, Some(&with("sub", json!("s"))), None, init).status(), 200);
 }
+
+#[test]
+fn a_policy_naming_a_tool_the_server_lacks_is_refused_at_bind() {
+    let server = Server::builder("p", "1.0")
+        .tools(vec![
+            Tool::builder("write_file")
+                .handler(|_, _| Ok(CallToolResult::text("w")))
+                .build()
+                .unwrap(),
+        ])
+        .build()
+        .unwrap();
+    let policy = toolschema_http::auth::ToolPolicy::from_json(
+        r#"{"tools": {"write_flie": ["files:write"]}}"#,
+    )
+    .unwrap();
+    let auth = AuthOptions::jwt("https://as.example").unwrap();
+    let err = HttpServer::bind(
+        &server,
+        "127.0.0.1:0",
+        HttpOptions::new().auth(auth.clone().policy(policy)),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("write_flie"), "{err}");
+    let good =
+        toolschema_http::auth::ToolPolicy::from_json(r#"{"tools": {"write_file": ["files:write"]}}"#)
+            .unwrap();
+    assert!(HttpServer::bind(&server, "127.0.0.1:0", HttpOptions::new().auth(auth.policy(good))).is_ok());
+}

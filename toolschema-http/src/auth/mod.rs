@@ -266,6 +266,13 @@ impl AuthOptions {
     }
 }
 
+impl AuthOptions {
+    /// The tools the policy names.
+    pub(crate) fn policy_tools(&self) -> impl Iterator<Item = &str> {
+        self.policy.tool_names()
+    }
+}
+
 /// What a verified token grants.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grant {
