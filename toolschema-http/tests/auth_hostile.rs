@@ -112,6 +112,10 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
         // As a notification, or under a null id: a server that ran it would answer nothing.
         r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write","arguments":{}}}"#,
         r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"write","arguments":{}}}"#,
+        // A `_meta` of another type than an object (the params reading fails as a whole).
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{},"_meta":5}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{},"_meta":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{},"_meta":null}}"#,
         // params as an array, the name not a string.
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":["write"]}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["write"]}}"#,
