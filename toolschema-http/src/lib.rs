@@ -311,7 +311,9 @@ impl HttpServer {
         {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("the authorization policy names the tool {name:?}, which the server does not have"),
+                format!(
+                    "the authorization policy names the tool {name:?}, which the server does not have"
+                ),
             ));
         }
         let listener = std::net::TcpListener::bind(addr)?;

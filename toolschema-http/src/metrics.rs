@@ -668,7 +668,12 @@ mod tests {
             m.count_violation("arguments", &name);
             m.count_pin_mismatch(&name);
         }
-        m.observe_operation("tools/call", Some(&"x".repeat(MAX_LABEL_LEN + 1)), None, took);
+        m.observe_operation(
+            "tools/call",
+            Some(&"x".repeat(MAX_LABEL_LEN + 1)),
+            None,
+            took,
+        );
         m.observe_operation("tools/call", Some("kept"), None, took);
         let text = m.encode();
         let series = text.lines().filter(|l| !l.starts_with('#')).count();

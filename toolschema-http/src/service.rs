@@ -943,7 +943,10 @@ fn call_target(text: &str) -> Target {
     let name = message
         .get("params")
         .and_then(|p| serde_json::from_str::<Members<'_>>(p.get()).ok())
-        .and_then(|p| p.get("name").and_then(|n| serde_json::from_str::<String>(n.get()).ok()));
+        .and_then(|p| {
+            p.get("name")
+                .and_then(|n| serde_json::from_str::<String>(n.get()).ok())
+        });
     match name {
         Some(n) => Target::Tool(n),
         None => Target::Unreadable,

@@ -10,7 +10,6 @@ use std::time::Duration;
 use stub::{AuthServer, auth_server, mint, now, rsa};
 
 #[path = "auth/stub.rs"]
-#[allow(dead_code)]
 mod stub;
 use toolschema::mcp::{CallToolResult, SecurityScheme, Server, Tool};
 use toolschema_http::auth::AuthOptions;
@@ -132,7 +131,10 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
             body
         );
         let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&old), &batch));
-        assert!(!wrote, "the scoped tool ran ({status}) in the batch {batch}");
+        assert!(
+            !wrote,
+            "the scoped tool ran ({status}) in the batch {batch}"
+        );
     }
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
@@ -142,7 +144,10 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
     );
     // Sanity: the plain call is refused and the writer's goes through.
     let plain = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
-    assert_eq!(post_raw(&url, Some(&reader), Some(&session), plain).status(), 403);
+    assert_eq!(
+        post_raw(&url, Some(&reader), Some(&session), plain).status(),
+        403
+    );
     let writer = token(&a, &url, Some("alice"), "files:write");
     assert!(ran(post_raw(&url, Some(&writer), Some(&session), plain)).1);
 }
@@ -170,7 +175,10 @@ fn failing_jwks(hang: bool) -> (String, std::sync::Arc<std::sync::atomic::Atomic
                 }
             }
             let (status, body) = if line.contains("/.well-known/oauth-authorization-server") {
-                (200, json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}).to_string())
+                (
+                    200,
+                    json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}).to_string(),
+                )
             } else {
                 count.fetch_add(1, Ordering::SeqCst);
                 if hang {
@@ -210,7 +218,10 @@ fn a_failing_jwks_is_not_asked_once_per_token() {
         assert_eq!(r.status(), 503);
     }
     let n = hits.load(Ordering::SeqCst);
-    assert!(n <= 2, "20 tokens made {n} JWKS requests to a failing server");
+    assert!(
+        n <= 2,
+        "20 tokens made {n} JWKS requests to a failing server"
+    );
 }
 
 #[test]
@@ -313,7 +324,10 @@ fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
     );
     let session = open_session(&url, &first, "2025-06-18");
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open"}}"#;
-    assert_eq!(post_raw(&url, Some(&other), Some(&session), call).status(), 404);
+    assert_eq!(
+        post_raw(&url, Some(&other), Some(&session), call).status(),
+        404
+    );
     assert_eq!(post_raw(&url, None, Some(&session), call).status(), 401);
     let delete = Client::new()
         .delete(&url)
@@ -322,7 +336,10 @@ fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
         .send()
         .unwrap();
     assert_eq!(delete.status(), 404);
-    assert_eq!(post_raw(&url, Some(&first), Some(&session), call).status(), 200);
+    assert_eq!(
+        post_raw(&url, Some(&first), Some(&session), call).status(),
+        200
+    );
 }
 
 #[test]
@@ -341,14 +358,23 @@ fn claims_in_odd_forms_are_judged_strictly() {
         mint(&rsa(), Algorithm::RS256, "rsa1", &c)
     };
     for (what, t) in [
-        ("exp as a string", with("exp", json!((now() + 600).to_string()))),
+        (
+            "exp as a string",
+            with("exp", json!((now() + 600).to_string())),
+        ),
         ("exp missing", with("exp", Value::Null)),
         ("exp past the leeway", with("exp", json!(now() - 31))),
         ("nbf past the leeway", with("nbf", json!(now() + 120))),
         ("aud missing", with("aud", Value::Null)),
-        ("aud array without us", with("aud", json!(["http://127.0.0.1:1/mcp"]))),
+        (
+            "aud array without us",
+            with("aud", json!(["http://127.0.0.1:1/mcp"])),
+        ),
         ("aud as an object", with("aud", json!({"x": url}))),
-        ("iss with a slash more", with("iss", json!(format!("{}/", a.url)))),
+        (
+            "iss with a slash more",
+            with("iss", json!(format!("{}/", a.url))),
+        ),
         ("iss missing", with("iss", Value::Null)),
         ("kid of another key type", {
             mint(&rsa(), Algorithm::RS256, "ec1", &base())
@@ -358,7 +384,10 @@ fn claims_in_odd_forms_are_judged_strictly() {
         assert_eq!(r.status(), 401, "{what}");
     }
     for (what, t) in [
-        ("aud array with us", with("aud", json!(["http://127.0.0.1:1/mcp", url]))),
+        (
+            "aud array with us",
+            with("aud", json!(["http://127.0.0.1:1/mcp", url])),
+        ),
         ("exp within the leeway", with("exp", json!(now() - 5))),
     ] {
         let r = post_raw(&url, Some(&t), None, init);
@@ -367,9 +396,19 @@ fn claims_in_odd_forms_are_judged_strictly() {
     // `scp` as an array grants as `scope` does; a scope in another case does not.
     let session = open_session(&url, &with("scp", json!(["files:write"])), "2025-06-18");
     let write = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
-    let r = post_raw(&url, Some(&with("scp", json!(["files:write"]))), Some(&session), write);
+    let r = post_raw(
+        &url,
+        Some(&with("scp", json!(["files:write"]))),
+        Some(&session),
+        write,
+    );
     assert_eq!(r.status(), 200);
-    let r = post_raw(&url, Some(&with("scope", json!("FILES:WRITE"))), Some(&session), write);
+    let r = post_raw(
+        &url,
+        Some(&with("scope", json!("FILES:WRITE"))),
+        Some(&session),
+        write,
+    );
     assert_eq!(r.status(), 403);
     // An Authorization header of 60 KB, or not UTF-8, is refused, not a crash.
     let huge = format!("Bearer {}", "A".repeat(60_000));
@@ -392,7 +431,10 @@ fn claims_in_odd_forms_are_judged_strictly() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 400);
-    assert_eq!(post_raw(&url, Some(&with("sub", json!("s"))), None, init).status(), 200);
+    assert_eq!(
+        post_raw(&url, Some(&with("sub", json!("s"))), None, init).status(),
+        200
+    );
 }
 
 #[test]
@@ -418,8 +460,16 @@ fn a_policy_naming_a_tool_the_server_lacks_is_refused_at_bind() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("write_flie"), "{err}");
-    let good =
-        toolschema_http::auth::ToolPolicy::from_json(r#"{"tools": {"write_file": ["files:write"]}}"#)
-            .unwrap();
-    assert!(HttpServer::bind(&server, "127.0.0.1:0", HttpOptions::new().auth(auth.policy(good))).is_ok());
+    let good = toolschema_http::auth::ToolPolicy::from_json(
+        r#"{"tools": {"write_file": ["files:write"]}}"#,
+    )
+    .unwrap();
+    assert!(
+        HttpServer::bind(
+            &server,
+            "127.0.0.1:0",
+            HttpOptions::new().auth(auth.policy(good))
+        )
+        .is_ok()
+    );
 }

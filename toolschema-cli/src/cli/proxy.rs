@@ -328,9 +328,13 @@ mod tests {
     fn values_from_a_config_file_are_held_to_the_flags_ranges() {
         let dir = std::env::temp_dir().join(format!("toolschema-proxy-cfg-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for (i, key) in ["max-message-bytes", "max-server-message-bytes", "upstream-timeout"]
-            .iter()
-            .enumerate()
+        for (i, key) in [
+            "max-message-bytes",
+            "max-server-message-bytes",
+            "upstream-timeout",
+        ]
+        .iter()
+        .enumerate()
         {
             let file = dir.join(format!("{i}.toml"));
             std::fs::write(

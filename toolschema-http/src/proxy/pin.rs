@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The canonical text of a JSON value, RFC 8785-style: object members sorted by their
 /// names' UTF-16 code units, no whitespace, strings escaped as serde_json escapes them
@@ -159,7 +160,12 @@ impl Pins {
     /// holds now: other proxies sharing the file (replicas) may have pinned tools since it
     /// was read, this one among them; theirs are kept, never overwritten. `Some(pin)` when
     /// the file already pinned `name` (that pin is now this proxy's too).
-    fn record(&self, tools: &mut BTreeMap<String, String>, name: &str, seen: &str) -> Option<String> {
+    fn record(
+        &self,
+        tools: &mut BTreeMap<String, String>,
+        name: &str,
+        seen: &str,
+    ) -> Option<String> {
         let warn = |e: &dyn std::fmt::Display| {
             eprintln!(
                 "toolschema proxy: cannot write the pin file {}: {e}",
@@ -168,12 +174,7 @@ impl Pins {
         };
         let mut lock_path = self.path.as_os_str().to_owned();
         lock_path.push(".lock");
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .and_then(|f| f.lock().map(|()| f));
+        let lock = LockFile::acquire(Path::new(&lock_path));
         let on_disk = match std::fs::read(&self.path) {
             Ok(bytes) => parse(&bytes).map_err(|why| format!("it is no longer a pin file: {why}")),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeMap::new()),
@@ -205,6 +206,50 @@ impl Pins {
             Err(e) => warn(&e),
         }
         None
+    }
+}
+
+/// An exclusive hold on a lock file beside the pin file: created (never opened if it
+/// exists) and removed when dropped, so it works wherever the file system does. Waited
+/// for up to 2 s; one older than 10 s was left by a process that died, and is taken over.
+struct LockFile(PathBuf);
+
+impl LockFile {
+    fn acquire(path: &Path) -> io::Result<LockFile> {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(_) => return Ok(LockFile(path.to_path_buf())),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let stale = std::fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > Duration::from_secs(10));
+                    if stale {
+                        let _ = std::fs::remove_file(path);
+                    } else if Instant::now() >= deadline {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("{} is held by another process", path.display()),
+                        ));
+                    } else {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -297,7 +342,10 @@ mod tests {
         // first is held to that pin.
         let replica = Pins::open(&path).unwrap();
         assert_eq!(pins.check("y", &json!({"name": "y"})), PinCheck::Recorded);
-        assert_eq!(replica.check("z", &json!({"name": "z"})), PinCheck::Recorded);
+        assert_eq!(
+            replica.check("z", &json!({"name": "z"})),
+            PinCheck::Recorded
+        );
         assert!(matches!(
             replica.check("y", &json!({"name": "y", "description": "rug"})),
             PinCheck::Changed { .. }
@@ -323,6 +371,7 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
+        assert!(!dir.join("pins.json.lock").exists(), "the lock was left");
         let all = Pins::open(&path).unwrap();
         for r in 0..8 {
             for i in 0..10 {
