@@ -341,12 +341,36 @@ struct Head<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
+    /// Read on its own ([`Head::params`]): a member of an odd type in it must not hide
+    /// the request from the metrics.
     #[serde(borrow, default)]
-    params: Option<HeadParams<'a>>,
+    params: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<HeadError<'a>>,
     #[serde(default)]
     result: Option<HeadResult>,
+}
+
+impl<'a> Head<'a> {
+    /// The params' tool name and trace context, each read when it reads (a `_meta` that
+    /// is not an object leaves the name readable).
+    fn params(&self) -> Option<HeadParams<'a>> {
+        #[derive(Deserialize)]
+        struct NameOnly<'a> {
+            #[serde(borrow, default)]
+            name: Option<Cow<'a, str>>,
+        }
+        let raw = self.params?.get();
+        serde_json::from_str::<HeadParams<'a>>(raw)
+            .ok()
+            .or_else(|| {
+                let n = serde_json::from_str::<NameOnly<'a>>(raw).ok()?;
+                Some(HeadParams {
+                    name: n.name,
+                    meta: None,
+                })
+            })
+    }
 }
 
 #[derive(Deserialize)]
@@ -449,14 +473,15 @@ impl Tracker {
             return None;
         }
         let head: Head = serde_json::from_slice(text).ok()?;
-        let meta = head.params.as_ref().and_then(|p| p.meta.as_ref());
+        let params = head.params();
+        let meta = params.as_ref().and_then(|p| p.meta.as_ref());
         let traceparent = meta.and_then(|m| m.traceparent.as_deref());
         let trace = traceparent.and_then(trace_id).map(str::to_string);
         if let (Some(id), Some(method)) = (head.id, head.method.as_deref()) {
             let mut ops = self.ops();
             if ops.len() < MAX_TRACKED {
                 let tool = match method {
-                    "tools/call" => head.params.as_ref().and_then(|p| p.name.as_deref()),
+                    "tools/call" => params.as_ref().and_then(|p| p.name.as_deref()),
                     _ => None,
                 };
                 ops.insert(
@@ -720,5 +745,10 @@ mod tests {
         assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="echo",error_type="tool_error"} 1"#), "{text}");
         assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list",error_type="-32601"} 1"#), "{text}");
         assert!(!text.contains(r#"gen_ai_tool_name="echo"} "#), "{text}");
+        // A `_meta` of an odd type does not hide the call from the metrics.
+        t.request_in(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"hidden","_meta":5}}"#);
+        t.to_client(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#);
+        let text = metrics.encode();
+        assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="hidden"} 1"#), "{text}");
     }
 }
