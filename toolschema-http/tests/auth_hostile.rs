@@ -308,6 +308,41 @@ fn the_listeners_metrics_path_needs_the_token_and_a_good_host() {
     let r = get(Some(&t), None);
     assert_eq!(r.status(), 200);
     assert!(r.text().unwrap().contains("gen_ai_tool_name=\"open\""));
+    // Every route without a token: only the metadata answers; nothing reaches a session.
+    let client = Client::new();
+    for method in ["GET", "POST", "DELETE", "OPTIONS", "HEAD", "PUT"] {
+        let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        for path in ["/mcp", "/metrics"] {
+            let r = client
+                .request(m.clone(), format!("http://{addr}{path}"))
+                .header("mcp-session-id", &session)
+                .header("content-type", "application/json")
+                .body(call)
+                .send()
+                .unwrap();
+            assert_eq!(r.status(), 401, "{method} {path}");
+        }
+        let r = client
+            .request(m.clone(), format!("http://{addr}/mcp/x"))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 404, "{method} /mcp/x");
+        let r = client
+            .request(
+                m,
+                format!("http://{addr}/.well-known/oauth-protected-resource/mcp"),
+            )
+            .send()
+            .unwrap();
+        let want = match method {
+            "GET" | "HEAD" => 200,
+            "OPTIONS" => 204,
+            _ => 405,
+        };
+        assert_eq!(r.status(), want, "{method} metadata");
+    }
+    // The session is still there for its owner.
+    assert_eq!(post_raw(&url, Some(&t), Some(&session), call).status(), 200);
 }
 
 #[test]
