@@ -4,7 +4,7 @@
 use super::serve::HttpArgs;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use toolschema::mcp::contract::OutputPolicy;
@@ -138,7 +138,24 @@ fn resolve(args: Args) -> Result<Args, String> {
         return Ok(args);
     };
     let command_line = args.command.clone();
+    let (cli_log, cli_pin, cli_policy) = (
+        args.log.is_some(),
+        args.pin.is_some(),
+        args.auth.policy().is_some(),
+    );
     let mut merged: Args = super::config::merge(&path, &args)?;
+    // The file's own relative paths are read from its directory, not from wherever the
+    // MCP client happens to start the proxy (a pin file found anew in another directory
+    // would pin every tool again, rug pulls included).
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let rebase = |p: &mut Option<PathBuf>, from_cli: bool| {
+        if !from_cli && let Some(rel) = p.as_ref().filter(|p| p.is_relative()) {
+            *p = Some(dir.join(rel));
+        }
+    };
+    rebase(&mut merged.log, cli_log);
+    rebase(&mut merged.pin, cli_pin);
+    rebase(merged.auth.policy_mut(), cli_policy);
     merged.config = Some(path);
     if !command_line.is_empty() {
         // As given (the merge saw it as UTF-8, lossily).
@@ -361,5 +378,33 @@ mod tests {
             ..Args::default()
         };
         assert!(validate(&resolve(args).unwrap()).is_ok());
+    }
+
+    /// Relative paths in a config file are the file's directory's; on the command line,
+    /// the working directory's.
+    #[test]
+    fn a_config_files_relative_paths_are_read_from_its_directory() {
+        let dir = std::env::temp_dir().join(format!("toolschema-proxy-rel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("proxy.toml");
+        std::fs::write(
+            &file,
+            "pin = \"pins.json\"\nlog = \"logs/audit.jsonl\"\nauth-policy = \"/etc/policy.json\"\ncommand = [\"true\"]\n",
+        )
+        .unwrap();
+        let args = Args {
+            config: Some(file.clone()),
+            ..Args::default()
+        };
+        let r = resolve(args).unwrap();
+        assert_eq!(r.pin, Some(dir.join("pins.json")));
+        assert_eq!(r.log, Some(dir.join("logs/audit.jsonl")));
+        assert_eq!(r.auth.policy(), Some(Path::new("/etc/policy.json")));
+        let args = Args {
+            config: Some(file),
+            pin: Some(PathBuf::from("here.json")),
+            ..Args::default()
+        };
+        assert_eq!(resolve(args).unwrap().pin, Some(PathBuf::from("here.json")));
     }
 }
