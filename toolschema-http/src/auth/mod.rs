@@ -252,8 +252,9 @@ impl AuthOptions {
 
     /// With [`jwt`](Self::jwt): the least time between two fetches of the JWKS caused by
     /// a token naming a key id the server does not hold (default 10 s), so that tokens
-    /// with made-up key ids cannot make it hammer the authorization server. (The keys are
-    /// also fetched again when an hour old.)
+    /// with made-up key ids cannot make it hammer the authorization server; a fetch that
+    /// failed with no keys to fall back on is not tried again within it either (requests
+    /// meanwhile get 503). (The keys are also fetched again when an hour old.)
     pub fn jwks_refresh_interval(mut self, every: Duration) -> AuthOptions {
         self.jwks_refresh = every;
         self
