@@ -298,12 +298,24 @@ impl HttpServer {
     /// Binds `addr` (use `127.0.0.1:PORT` for a local server; port 0 picks a free one).
     ///
     /// # Errors
-    /// When the address cannot be bound.
+    /// When the address cannot be bound, or an [authorization policy](auth::ToolPolicy)
+    /// names a tool the server does not have (a misspelt name would leave the real tool
+    /// without the scopes meant for it).
     pub fn bind(
         server: &Server,
         addr: impl ToSocketAddrs,
         options: HttpOptions,
     ) -> io::Result<HttpServer> {
+        if let Some(auth) = &options.auth
+            && let Some(name) = auth.policy_tools().find(|name| server.tool(name).is_none())
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the authorization policy names the tool {name:?}, which the server does not have"
+                ),
+            ));
+        }
         let listener = std::net::TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -318,7 +330,10 @@ impl HttpServer {
 
     /// Measures every request in `metrics` ([`metrics::Metrics`]: the
     /// `mcp_server_operation_duration_seconds` histogram by method, tool and error type),
-    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too.
+    /// and, with `path` (e.g. `/metrics`), serves them at that path of this listener too,
+    /// behind the endpoint's own Host/Origin check and, with [`HttpOptions::auth`], its
+    /// bearer token (for an open scrape, serve them on an address of their own with
+    /// [`Metrics::serve`](metrics::Metrics::serve)).
     ///
     /// ```no_run
     /// use toolschema::mcp::Server;

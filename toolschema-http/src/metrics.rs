@@ -13,6 +13,13 @@
 //! | `toolschema_proxy_pin_mismatches_total` | tool listings whose definition differs from its pin (label `gen_ai_tool_name`) |
 //! | `toolschema_proxy_upstream_restarts_total` | the pooled server (stateless requests) started again after it died |
 //!
+//! Label values that a peer chooses (the method and tool names a client sends, the error
+//! codes and keywords) are bounded, so that a client sending 100,000 made-up tool names
+//! cannot grow the series without end: each such label keeps the first distinct values it
+//! sees ([`MAX_LABEL_VALUES`] tool names; 100 methods, 100 keywords, 50 error types), of at
+//! most [`MAX_LABEL_LEN`] bytes, and counts every later or longer one under [`OTHER`] (the
+//! OpenTelemetry conventions' name for values outside a known set).
+//!
 //! ```
 //! use toolschema_http::metrics::Metrics;
 //! let metrics = Metrics::new();
@@ -33,7 +40,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -47,6 +54,38 @@ type HistogramFamily = Family<Labels, Histogram, fn() -> Histogram>;
 pub const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
+
+/// The value a bounded label takes past its limits (see the [module](self) documentation).
+pub const OTHER: &str = "_OTHER";
+/// The distinct tool names the tool label keeps before counting under [`OTHER`].
+pub const MAX_LABEL_VALUES: usize = 1000;
+/// The longest label value kept (in bytes); a longer one is counted under [`OTHER`].
+pub const MAX_LABEL_LEN: usize = 256;
+
+/// The values one peer-chosen label has taken, and how many it may take.
+struct Bounded(Mutex<HashSet<String>>, usize);
+
+impl Bounded {
+    fn new(max: usize) -> Bounded {
+        Bounded(Mutex::new(HashSet::new()), max)
+    }
+
+    /// `value` itself while the label has room for it, else [`OTHER`].
+    fn label(&self, value: &str) -> String {
+        if value.len() > MAX_LABEL_LEN {
+            return OTHER.to_string();
+        }
+        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.contains(value) {
+            return value.to_string();
+        }
+        if seen.len() >= self.1 {
+            return OTHER.to_string();
+        }
+        seen.insert(value.to_string());
+        value.to_string()
+    }
+}
 
 fn duration_histogram() -> Histogram {
     Histogram::new(DURATION_BUCKETS)
@@ -62,6 +101,10 @@ pub struct Metrics {
     refused: Family<Labels, Counter>,
     pin_mismatches: Family<Labels, Counter>,
     restarts: Counter,
+    methods: Bounded,
+    tools: Bounded,
+    error_types: Bounded,
+    keywords: Bounded,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -119,11 +162,16 @@ impl Metrics {
             refused,
             pin_mismatches,
             restarts,
+            methods: Bounded::new(100),
+            tools: Bounded::new(MAX_LABEL_VALUES),
+            error_types: Bounded::new(50),
+            keywords: Bounded::new(100),
         })
     }
 
     /// Records one operation: its method, tool (for `tools/call`), error type (`None` on
-    /// success) and how long it took.
+    /// success) and how long it took. (Each label bounded: see the [module](self)
+    /// documentation.)
     pub fn observe_operation(
         &self,
         method: &str,
@@ -131,12 +179,12 @@ impl Metrics {
         error_type: Option<&str>,
         took: Duration,
     ) {
-        let mut labels: Labels = vec![("mcp_method_name", method.to_string())];
+        let mut labels: Labels = vec![("mcp_method_name", self.methods.label(method))];
         if let Some(t) = tool {
-            labels.push(("gen_ai_tool_name", t.to_string()));
+            labels.push(("gen_ai_tool_name", self.tools.label(t)));
         }
         if let Some(e) = error_type {
-            labels.push(("error_type", e.to_string()));
+            labels.push(("error_type", self.error_types.label(e)));
         }
         self.operations
             .get_or_create(&labels)
@@ -148,7 +196,7 @@ impl Metrics {
         self.violations
             .get_or_create(&vec![
                 ("direction", direction.to_string()),
-                ("keyword", keyword.to_string()),
+                ("keyword", self.keywords.label(keyword)),
             ])
             .inc();
     }
@@ -173,7 +221,7 @@ impl Metrics {
     /// Counts one listing of `tool` whose definition differs from its pin.
     pub fn count_pin_mismatch(&self, tool: &str) {
         self.pin_mismatches
-            .get_or_create(&vec![("gen_ai_tool_name", tool.to_string())])
+            .get_or_create(&vec![("gen_ai_tool_name", self.tools.label(tool))])
             .inc();
     }
 
@@ -293,12 +341,36 @@ struct Head<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
+    /// Read on its own ([`Head::params`]): a member of an odd type in it must not hide
+    /// the request from the metrics.
     #[serde(borrow, default)]
-    params: Option<HeadParams<'a>>,
+    params: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<HeadError<'a>>,
     #[serde(default)]
     result: Option<HeadResult>,
+}
+
+impl<'a> Head<'a> {
+    /// The params' tool name and trace context, each read when it reads (a `_meta` that
+    /// is not an object leaves the name readable).
+    fn params(&self) -> Option<HeadParams<'a>> {
+        #[derive(Deserialize)]
+        struct NameOnly<'a> {
+            #[serde(borrow, default)]
+            name: Option<Cow<'a, str>>,
+        }
+        let raw = self.params?.get();
+        serde_json::from_str::<HeadParams<'a>>(raw)
+            .ok()
+            .or_else(|| {
+                let n = serde_json::from_str::<NameOnly<'a>>(raw).ok()?;
+                Some(HeadParams {
+                    name: n.name,
+                    meta: None,
+                })
+            })
+    }
 }
 
 #[derive(Deserialize)]
@@ -401,14 +473,15 @@ impl Tracker {
             return None;
         }
         let head: Head = serde_json::from_slice(text).ok()?;
-        let meta = head.params.as_ref().and_then(|p| p.meta.as_ref());
+        let params = head.params();
+        let meta = params.as_ref().and_then(|p| p.meta.as_ref());
         let traceparent = meta.and_then(|m| m.traceparent.as_deref());
         let trace = traceparent.and_then(trace_id).map(str::to_string);
         if let (Some(id), Some(method)) = (head.id, head.method.as_deref()) {
             let mut ops = self.ops();
             if ops.len() < MAX_TRACKED {
                 let tool = match method {
-                    "tools/call" => head.params.as_ref().and_then(|p| p.name.as_deref()),
+                    "tools/call" => params.as_ref().and_then(|p| p.name.as_deref()),
                     _ => None,
                 };
                 ops.insert(
@@ -610,6 +683,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn labels_a_client_chooses_are_bounded() {
+        let m = Metrics::new();
+        let took = Duration::from_millis(1);
+        m.observe_operation("tools/call", Some("kept"), None, took);
+        for i in 0..(3 * MAX_LABEL_VALUES) {
+            let name = format!("made-up-{i}");
+            m.observe_operation(&name, Some(&name), Some(&name), took);
+            m.count_violation("arguments", &name);
+            m.count_pin_mismatch(&name);
+        }
+        m.observe_operation(
+            "tools/call",
+            Some(&"x".repeat(MAX_LABEL_LEN + 1)),
+            None,
+            took,
+        );
+        m.observe_operation("tools/call", Some("kept"), None, took);
+        let text = m.encode();
+        let series = text.lines().filter(|l| !l.starts_with('#')).count();
+        // Each kept value is a few series (a histogram's buckets); never one per name sent.
+        assert!(series < 25 * MAX_LABEL_VALUES, "{series} series");
+        assert!(text.contains(&format!("made-up-{}", MAX_LABEL_VALUES - 2)));
+        assert!(text.contains(&format!("gen_ai_tool_name=\"{OTHER}\"")));
+        assert!(text.contains(&format!("mcp_method_name=\"{OTHER}\"")));
+        assert!(text.contains(&format!("keyword=\"{OTHER}\"")));
+        assert!(!text.contains(&format!("made-up-{}", 2 * MAX_LABEL_VALUES)));
+        assert!(!text.contains(&"x".repeat(MAX_LABEL_LEN + 1)));
+        // A value seen before the limit keeps being counted under its own name.
+        assert!(text.contains(
+            "mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"kept\"} 2"
+        ));
+    }
+
+    #[test]
     fn trace_ids_are_read_from_well_formed_traceparents_only() {
         let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         assert_eq!(trace_id(tp), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
@@ -638,5 +745,10 @@ mod tests {
         assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="echo",error_type="tool_error"} 1"#), "{text}");
         assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list",error_type="-32601"} 1"#), "{text}");
         assert!(!text.contains(r#"gen_ai_tool_name="echo"} "#), "{text}");
+        // A `_meta` of an odd type does not hide the call from the metrics.
+        t.request_in(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"hidden","_meta":5}}"#);
+        t.to_client(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#);
+        let text = metrics.encode();
+        assert!(text.contains(r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="hidden"} 1"#), "{text}");
     }
 }

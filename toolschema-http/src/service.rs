@@ -397,12 +397,13 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
         }
         return resource_metadata(guard, req.method());
     }
-    if let Some(metrics) = shared.endpoint.metrics_at(req.uri().path()) {
-        return metrics.reply(req.method()).map(BoxBody::new);
-    }
-    if req.uri().path() != shared.options.path {
+    let metrics = shared.endpoint.metrics_at(req.uri().path());
+    if metrics.is_none() && req.uri().path() != shared.options.path {
         return empty(StatusCode::NOT_FOUND);
     }
+    // The metrics path of the listener is behind the same Host/Origin check and the same
+    // token as the endpoint (tool names and traffic are no one else's business); an open
+    // scrape is what a separate metrics address is for.
     if let Some(reply) = check_origin(&shared.options, req.uri(), req.headers()) {
         return reply;
     }
@@ -413,6 +414,9 @@ async fn handle(shared: &Shared, conn: &Conn, req: Request<Incoming>) -> Reply {
             Err(refusal) => return refused(guard, &refusal),
         },
     };
+    if let Some(metrics) = metrics {
+        return metrics.reply(req.method()).map(BoxBody::new);
+    }
     // A session answers only to the subject whose token opened it.
     if let Some(grant) = &grant
         && let Some(id) = header_str(req.headers(), SESSION_HEADER)
@@ -699,12 +703,12 @@ async fn post(
             "parse error: the body is not UTF-8",
         );
     };
+    if let (Some(guard), Some(grant)) = (&shared.guard, grant)
+        && let Some(reply) = check_calls(shared, guard, grant, text)
+    {
+        return reply;
+    }
     if text.trim_start().starts_with('[') {
-        if let (Some(guard), Some(grant)) = (&shared.guard, grant)
-            && let Some(reply) = check_batch_calls(shared, guard, grant, text)
-        {
-            return reply;
-        }
         return post_batch(shared, &headers, text, wants_json, wants_sse).await;
     }
     // Which answer the message gets is asked of the code that reads it for dispatch, so
@@ -728,20 +732,6 @@ async fn post(
         .and_then(|e| e.params)
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default();
-    // A call the token's scopes do not allow never reaches the backend.
-    if let (
-        Some(guard),
-        Some(grant),
-        Kind::Request {
-            method: Some(m), ..
-        },
-    ) = (&shared.guard, grant, &kind)
-        && m == "tools/call"
-        && let Some(name) = params.name.as_ref().and_then(|n| n.as_str())
-        && let Err(refusal) = check_call(shared, guard, grant, name)
-    {
-        return refused(guard, &refusal);
-    }
     let rewrite = match (&kind, grant) {
         (
             Kind::Request {
@@ -897,27 +887,70 @@ fn check_call(shared: &Shared, guard: &Guard, grant: &Grant, name: &str) -> Resu
     guard.check_call(&schemes, grant)
 }
 
-/// Every `tools/call` of a batch must be allowed, else the batch gets 403.
-fn check_batch_calls(shared: &Shared, guard: &Guard, grant: &Grant, text: &str) -> Option<Reply> {
-    let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
+/// A call the token's scopes do not allow never reaches the backend: every `tools/call` of
+/// the message (alone or in a batch; request or notification) must be allowed, else the
+/// message gets 403; one whose tool cannot be read gets 400.
+fn check_calls(shared: &Shared, guard: &Guard, grant: &Grant, text: &str) -> Option<Reply> {
+    let items: Vec<&RawValue> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).ok()?
+    } else {
+        vec![serde_json::from_str(text).ok()?]
+    };
     for item in items {
-        let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(item.get()) else {
-            continue;
-        };
-        if envelope.method.as_deref() != Some("tools/call") {
-            continue;
-        }
-        let params: Params = envelope
-            .params
-            .and_then(|p| serde_json::from_str(p.get()).ok())
-            .unwrap_or_default();
-        if let Some(name) = params.name.as_ref().and_then(|n| n.as_str())
-            && let Err(refusal) = check_call(shared, guard, grant, name)
-        {
-            return Some(refused(guard, &refusal));
+        match call_target(item.get()) {
+            Target::NotACall => {}
+            Target::Unreadable => {
+                return Some(rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    jsonrpc::INVALID_PARAMS,
+                    "invalid params: a tools/call names its tool in params.name, a string",
+                ));
+            }
+            Target::Tool(name) => {
+                if let Err(refusal) = check_call(shared, guard, grant, &name) {
+                    return Some(refused(guard, &refusal));
+                }
+            }
         }
     }
     None
+}
+
+/// What a message asks to call, for the authorization check.
+enum Target {
+    NotACall,
+    /// A `tools/call` whose `params.name` is not a string.
+    Unreadable,
+    Tool(String),
+}
+
+/// The tool a message calls, read as loosely as any backend might: members of any other
+/// type, or unknown ones, do not hide the name (a `_meta` that is not an object once let a
+/// call through unchecked), and of a member named twice the last counts, as most JSON
+/// readers keep it (backends that refuse such messages refuse them anyway). Values are
+/// skipped, not parsed.
+fn call_target(text: &str) -> Target {
+    type Members<'a> = HashMap<String, &'a RawValue>;
+    let Ok(message) = serde_json::from_str::<Members<'_>>(text) else {
+        return Target::NotACall;
+    };
+    let method = message
+        .get("method")
+        .and_then(|m| serde_json::from_str::<String>(m.get()).ok());
+    if method.as_deref() != Some("tools/call") {
+        return Target::NotACall;
+    }
+    let name = message
+        .get("params")
+        .and_then(|p| serde_json::from_str::<Members<'_>>(p.get()).ok())
+        .and_then(|p| {
+            p.get("name")
+                .and_then(|n| serde_json::from_str::<String>(n.get()).ok())
+        });
+    match name {
+        Some(n) => Target::Tool(n),
+        None => Target::Unreadable,
+    }
 }
 
 /// With [`AuthOptions::hide_unauthorized_tools`](auth::AuthOptions::hide_unauthorized_tools):

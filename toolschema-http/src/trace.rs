@@ -140,3 +140,55 @@ fn parse_traceparent(tp: &str) -> Option<(TraceId, SpanId, TraceFlags)> {
     }
     Some((TraceId::from_hex(trace).ok()?, span, TraceFlags::new(flags)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A collector that accepts connections and never answers: requests are not held up
+    /// by it (spans beyond the SDK's queue are dropped), and the process's end is not
+    /// held up past the export and shutdown timeouts.
+    #[test]
+    fn a_hanging_collector_holds_up_nothing() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut parked = Vec::new();
+            for s in listener.incoming() {
+                parked.push(s);
+            }
+        });
+        let tracing = Tracing::otlp(&url, "test").unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        let t = Arc::clone(&tracing);
+        std::thread::spawn(move || {
+            let now = SystemTime::now();
+            for i in 0..20_000 {
+                t.record(&Finished {
+                    method: "tools/call",
+                    tool: Some("echo"),
+                    id: &i.to_string(),
+                    traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                    tracestate: Some("a=b"),
+                    error_type: None,
+                    start: now,
+                    end: now,
+                });
+            }
+            let _ = done.send(());
+        });
+        assert!(
+            finished.recv_timeout(Duration::from_secs(20)).is_ok(),
+            "recording spans blocked on the collector"
+        );
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            tracing.shutdown();
+            let _ = done.send(());
+        });
+        assert!(
+            finished.recv_timeout(Duration::from_secs(60)).is_ok(),
+            "shutdown waited for ever on the collector"
+        );
+    }
+}

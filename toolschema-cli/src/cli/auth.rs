@@ -138,6 +138,16 @@ impl AuthArgs {
         Ok(Some(o))
     }
 
+    /// The policy file, for a config file's relative path to be read from its directory.
+    pub fn policy_mut(&mut self) -> &mut Option<PathBuf> {
+        &mut self.auth_policy
+    }
+
+    /// The policy file given.
+    pub fn policy(&self) -> Option<&std::path::Path> {
+        self.auth_policy.as_deref()
+    }
+
     /// True when any authorization flag is given (they need an HTTP listener).
     pub fn given(&self) -> bool {
         self.auth_issuer.is_some() || self.any_but_issuer()

@@ -4,7 +4,7 @@
 use super::serve::HttpArgs;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use toolschema::mcp::contract::OutputPolicy;
@@ -102,7 +102,8 @@ pub struct Args {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one, printed)
     #[arg(long, value_name = "HOST:PORT")]
     metrics: Option<String>,
-    /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics)
+    /// With --listen: also serve the metrics at this path of the listener (e.g. /metrics),
+    /// behind its Host/Origin check and, with --auth-*, its bearer token
     #[arg(long, value_name = "PATH")]
     metrics_path: Option<String>,
     /// Export one span per request to this OpenTelemetry collector (OTLP over HTTP/protobuf,
@@ -137,7 +138,24 @@ fn resolve(args: Args) -> Result<Args, String> {
         return Ok(args);
     };
     let command_line = args.command.clone();
+    let (cli_log, cli_pin, cli_policy) = (
+        args.log.is_some(),
+        args.pin.is_some(),
+        args.auth.policy().is_some(),
+    );
     let mut merged: Args = super::config::merge(&path, &args)?;
+    // The file's own relative paths are read from its directory, not from wherever the
+    // MCP client happens to start the proxy (a pin file found anew in another directory
+    // would pin every tool again, rug pulls included).
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let rebase = |p: &mut Option<PathBuf>, from_cli: bool| {
+        if !from_cli && let Some(rel) = p.as_ref().filter(|p| p.is_relative()) {
+            *p = Some(dir.join(rel));
+        }
+    };
+    rebase(&mut merged.log, cli_log);
+    rebase(&mut merged.pin, cli_pin);
+    rebase(merged.auth.policy_mut(), cli_policy);
     merged.config = Some(path);
     if !command_line.is_empty() {
         // As given (the merge saw it as UTF-8, lossily).
@@ -183,6 +201,16 @@ fn validate(args: &Args) -> Result<(), String> {
         && let Some((flag, _)) = listen_only.iter().find(|(_, given)| *given)
     {
         return Err(format!("{flag} requires --listen"));
+    }
+    // The ranges clap checks on the flags, for values that came from the file.
+    for (key, value) in [
+        ("max-message-bytes", args.max_message_bytes),
+        ("max-server-message-bytes", args.max_server_message_bytes),
+        ("upstream-timeout", args.upstream_timeout),
+    ] {
+        if value == Some(0) {
+            return Err(format!("{key} 0: must be at least 1"));
+        }
     }
     if let Some(p) = &args.on_bad_output
         && !["error", "log", "pass"].contains(&p.as_str())
@@ -306,4 +334,77 @@ pub fn run(args: Args) -> u8 {
         t.shutdown();
     }
     u8::try_from(code).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config file skips clap's own checks: the same bounds hold for its values.
+    #[test]
+    fn values_from_a_config_file_are_held_to_the_flags_ranges() {
+        let dir = std::env::temp_dir().join(format!("toolschema-proxy-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, key) in [
+            "max-message-bytes",
+            "max-server-message-bytes",
+            "upstream-timeout",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let file = dir.join(format!("{i}.toml"));
+            std::fs::write(
+                &file,
+                format!("{key} = 0\nupstream = \"http://127.0.0.1:1/mcp\"\n"),
+            )
+            .unwrap();
+            let args = Args {
+                config: Some(file),
+                ..Args::default()
+            };
+            let resolved = resolve(args).unwrap();
+            let err = validate(&resolved).unwrap_err();
+            assert!(err.contains(key), "{err}");
+        }
+        let file = dir.join("ok.toml");
+        std::fs::write(
+            &file,
+            "upstream-timeout = 5\nupstream = \"http://127.0.0.1:1/mcp\"\n",
+        )
+        .unwrap();
+        let args = Args {
+            config: Some(file),
+            ..Args::default()
+        };
+        assert!(validate(&resolve(args).unwrap()).is_ok());
+    }
+
+    /// Relative paths in a config file are the file's directory's; on the command line,
+    /// the working directory's.
+    #[test]
+    fn a_config_files_relative_paths_are_read_from_its_directory() {
+        let dir = std::env::temp_dir().join(format!("toolschema-proxy-rel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("proxy.toml");
+        std::fs::write(
+            &file,
+            "pin = \"pins.json\"\nlog = \"logs/audit.jsonl\"\nauth-policy = \"/etc/policy.json\"\ncommand = [\"true\"]\n",
+        )
+        .unwrap();
+        let args = Args {
+            config: Some(file.clone()),
+            ..Args::default()
+        };
+        let r = resolve(args).unwrap();
+        assert_eq!(r.pin, Some(dir.join("pins.json")));
+        assert_eq!(r.log, Some(dir.join("logs/audit.jsonl")));
+        assert_eq!(r.auth.policy(), Some(Path::new("/etc/policy.json")));
+        let args = Args {
+            config: Some(file),
+            pin: Some(PathBuf::from("here.json")),
+            ..Args::default()
+        };
+        assert_eq!(resolve(args).unwrap().pin, Some(PathBuf::from("here.json")));
+    }
 }

@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long, value_name = "HOST:PORT", requires = "http")]
     metrics: Option<String>,
     /// With --http: also serve the metrics at this path of the --http listener (e.g.
-    /// /metrics)
+    /// /metrics), behind its Host/Origin check and, with --auth-*, its bearer token
     #[arg(long, value_name = "PATH", requires = "http")]
     metrics_path: Option<String>,
 }

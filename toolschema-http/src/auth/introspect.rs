@@ -69,20 +69,32 @@ pub(crate) fn judge(
         }
     }
     let skew = leeway.as_secs();
-    if let Some(exp) = answer.get("exp").and_then(Value::as_u64)
-        && exp.saturating_add(skew) <= now
-    {
-        return invalid("the token has expired");
+    // A time or issuer of another type than RFC 7662's (a float, a string, a negative
+    // number) is not skipped: a token whose expiry cannot be read is not taken.
+    let time = |key: &str| match answer.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or(()),
+    };
+    match time("exp") {
+        Err(()) => return invalid("the introspection answer's exp is not a NumericDate"),
+        Ok(Some(exp)) if exp.saturating_add(skew) <= now => {
+            return invalid("the token has expired");
+        }
+        _ => {}
     }
-    if let Some(nbf) = answer.get("nbf").and_then(Value::as_u64)
-        && nbf > now.saturating_add(skew)
-    {
-        return invalid("the token is not valid yet");
+    match time("nbf") {
+        Err(()) => return invalid("the introspection answer's nbf is not a NumericDate"),
+        Ok(Some(nbf)) if nbf > now.saturating_add(skew) => {
+            return invalid("the token is not valid yet");
+        }
+        _ => {}
     }
-    if let (Some(want), Some(iss)) = (issuer, answer.get("iss").and_then(Value::as_str))
-        && want.trim_end_matches('/') != iss.trim_end_matches('/')
-    {
-        return invalid("the token's issuer is not the authorization server");
+    match (issuer, answer.get("iss")) {
+        (_, None | Some(Value::Null)) => {}
+        (Some(want), Some(Value::String(iss)))
+            if want.trim_end_matches('/') == iss.trim_end_matches('/') => {}
+        (None, Some(Value::String(_))) => {}
+        _ => return invalid("the token's issuer is not the authorization server"),
     }
     // The audience must be this resource (RFC 8707): a token without one is refused too,
     // since nothing then says it was issued for this server.
@@ -163,6 +175,19 @@ mod tests {
             ),
             Err(Refusal::Invalid(_))
         ));
+        // Garbage in the answer's times or issuer is refused, not skipped.
+        for garbage in [
+            json!({"active": true, "aud": "http://127.0.0.1:8080/mcp", "exp": 900.5}),
+            json!({"active": true, "aud": "http://127.0.0.1:8080/mcp", "exp": "2000"}),
+            json!({"active": true, "aud": "http://127.0.0.1:8080/mcp", "exp": -1}),
+            json!({"active": true, "aud": "http://127.0.0.1:8080/mcp", "nbf": "0"}),
+            json!({"active": true, "aud": "http://127.0.0.1:8080/mcp", "iss": ["http://as"]}),
+        ] {
+            assert!(
+                matches!(refused(garbage.clone(), 200), Err(Refusal::Invalid(_))),
+                "{garbage}"
+            );
+        }
         assert!(matches!(
             refused(json!({"error": "server_error"}), 500),
             Err(Refusal::Unavailable(_))

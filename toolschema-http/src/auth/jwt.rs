@@ -23,6 +23,8 @@ struct Keys {
     issuer: Option<String>,
     keys: Vec<Jwk>,
     fetched: Option<Instant>,
+    /// The last fetch failed (and there were no keys to keep).
+    failed: bool,
 }
 
 pub(crate) struct JwtVerifier {
@@ -94,7 +96,15 @@ impl JwtVerifier {
         header: &jsonwebtoken::Header,
     ) -> Result<(Jwk, String), Refusal> {
         let mut state = self.state.lock().await;
-        let stale = state.fetched.is_none_or(|t| t.elapsed() >= MAX_AGE);
+        // After a failed fetch with no keys to fall back on, the requests that waited for
+        // it (and those that follow within the refresh interval) are answered at once,
+        // rather than each fetching again: a dead or hanging authorization server is asked
+        // once per interval, whatever the number of tokens.
+        let since = state.fetched.map(|t| t.elapsed());
+        if state.failed && since.is_some_and(|t| t < self.refresh_every) {
+            return Err(unavailable());
+        }
+        let stale = state.failed || since.is_none_or(|t| t >= MAX_AGE);
         if stale {
             self.refresh(fetcher, &mut state).await?;
         }
@@ -135,6 +145,9 @@ impl JwtVerifier {
         let had_keys = !state.keys.is_empty();
         state.fetched = Some(Instant::now());
         let result = self.fetch(fetcher, state).await;
+        // The interval counts from the answer (or the timeout), not from the question.
+        state.fetched = Some(Instant::now());
+        state.failed = false;
         match result {
             Ok(keys) => {
                 state.keys = keys;
@@ -145,10 +158,8 @@ impl JwtVerifier {
                 if had_keys {
                     Ok(())
                 } else {
-                    state.fetched = None;
-                    Err(Refusal::Unavailable(
-                        "the authorization server's keys cannot be fetched".into(),
-                    ))
+                    state.failed = true;
+                    Err(unavailable())
                 }
             }
         }
@@ -193,6 +204,10 @@ impl JwtVerifier {
             })
             .collect())
     }
+}
+
+fn unavailable() -> Refusal {
+    Refusal::Unavailable("the authorization server's keys cannot be fetched".into())
 }
 
 /// The authorization server's metadata: RFC 8414 (`/.well-known/oauth-authorization-server`

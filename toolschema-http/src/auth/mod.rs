@@ -41,7 +41,8 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 ///   a [`ToolPolicy`]): 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
 ///   scope="..."` naming the scopes needed;
 /// - a session is bound to the subject (`sub`, else `client_id`) of the token that opened
-///   it: a request of that session with another subject's token gets 404.
+///   it (a token naming neither: that very token): a request of that session with
+///   another subject's token gets 404.
 ///
 /// The Protected Resource Metadata document is served, without a token, at
 /// `/.well-known/oauth-protected-resource` and at the path-suffixed form
@@ -251,8 +252,9 @@ impl AuthOptions {
 
     /// With [`jwt`](Self::jwt): the least time between two fetches of the JWKS caused by
     /// a token naming a key id the server does not hold (default 10 s), so that tokens
-    /// with made-up key ids cannot make it hammer the authorization server. (The keys are
-    /// also fetched again when an hour old.)
+    /// with made-up key ids cannot make it hammer the authorization server; a fetch that
+    /// failed with no keys to fall back on is not tried again within it either (requests
+    /// meanwhile get 503). (The keys are also fetched again when an hour old.)
     pub fn jwks_refresh_interval(mut self, every: Duration) -> AuthOptions {
         self.jwks_refresh = every;
         self
@@ -265,11 +267,20 @@ impl AuthOptions {
     }
 }
 
+impl AuthOptions {
+    /// The tools the policy names.
+    pub(crate) fn policy_tools(&self) -> impl Iterator<Item = &str> {
+        self.policy.tool_names()
+    }
+}
+
 /// What a verified token grants.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grant {
     pub(crate) scopes: Vec<String>,
-    /// `sub`, else `client_id`: who the session is bound to.
+    /// `sub`, else `client_id`, else the token itself (its SHA-256): who the session is
+    /// bound to. (Without the last, every token naming no one would share the sessions
+    /// of every other.)
     pub(crate) subject: Option<String>,
 }
 
@@ -445,6 +456,13 @@ impl Guard {
             }
             (None, None) => return Err(Refusal::Unavailable("no verifier".into())),
         };
+        let mut grant = grant;
+        if grant.subject.is_none() {
+            use sha2::Digest as _;
+            let hash = sha2::Sha256::digest(token.as_bytes());
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+            grant.subject = Some(format!("token:{hex}"));
+        }
         let missing: Vec<String> = self
             .options
             .required_scopes

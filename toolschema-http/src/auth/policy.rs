@@ -22,7 +22,9 @@ use toolschema::mcp::SecurityScheme;
 /// one `oauth2` scheme with those scopes; `[]` means any valid token). It replaces what the
 /// tool declares. `default`, when given, applies to tools with no entry that declare no
 /// schemes themselves. Unknown members are refused, so that a typo does not leave a tool
-/// open.
+/// open; for the same reason [`HttpServer::bind`](crate::HttpServer::bind) refuses a policy
+/// naming a tool its server does not have. (Behind the proxy the tools are known only once
+/// listed: there, a misspelt entry is not caught; give a `default`.)
 ///
 /// ```
 /// use toolschema_http::auth::ToolPolicy;
@@ -81,6 +83,11 @@ impl ToolPolicy {
     /// The schemes set for `tool` by its own entry, if any.
     pub fn schemes_for(&self, tool: &str) -> Option<&[SecurityScheme]> {
         self.tools.get(tool).map(Vec::as_slice)
+    }
+
+    /// The tools with an entry of their own.
+    pub(crate) fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
     }
 
     /// The `default` entry.

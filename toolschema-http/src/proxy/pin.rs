@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The canonical text of a JSON value, RFC 8785-style: object members sorted by their
 /// names' UTF-16 code units, no whitespace, strings escaped as serde_json escapes them
@@ -147,17 +148,108 @@ impl Pins {
                 pinned: pinned.clone(),
                 seen,
             },
-            None => {
-                tools.insert(name.to_string(), seen);
-                if let Err(e) = write(&self.path, &tools) {
-                    eprintln!(
-                        "toolschema proxy: cannot write the pin file {}: {e}",
-                        self.path.display()
-                    );
+            None => match self.record(&mut tools, name, &seen) {
+                Some(pinned) if pinned != seen => PinCheck::Changed { pinned, seen },
+                Some(_) => PinCheck::Same,
+                None => PinCheck::Recorded,
+            },
+        }
+    }
+
+    /// Pins `name` in the file, under a lock (`FILE.lock`) and merged with what the file
+    /// holds now: other proxies sharing the file (replicas) may have pinned tools since it
+    /// was read, this one among them; theirs are kept, never overwritten. `Some(pin)` when
+    /// the file already pinned `name` (that pin is now this proxy's too).
+    fn record(
+        &self,
+        tools: &mut BTreeMap<String, String>,
+        name: &str,
+        seen: &str,
+    ) -> Option<String> {
+        let warn = |e: &dyn std::fmt::Display| {
+            eprintln!(
+                "toolschema proxy: cannot write the pin file {}: {e}",
+                self.path.display()
+            );
+        };
+        let mut lock_path = self.path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let lock = LockFile::acquire(Path::new(&lock_path));
+        let on_disk = match std::fs::read(&self.path) {
+            Ok(bytes) => parse(&bytes).map_err(|why| format!("it is no longer a pin file: {why}")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(e.to_string()),
+        };
+        match on_disk {
+            Ok(disk) => {
+                for (k, v) in disk {
+                    tools.entry(k).or_insert(v);
                 }
-                PinCheck::Recorded
+            }
+            // A file that no longer reads (being edited by hand) is not written over.
+            Err(why) => {
+                warn(&why);
+                tools.insert(name.to_string(), seen.to_string());
+                return None;
             }
         }
+        if let Some(pinned) = tools.get(name) {
+            return Some(pinned.clone());
+        }
+        tools.insert(name.to_string(), seen.to_string());
+        match lock {
+            Ok(_held) => {
+                if let Err(e) = write(&self.path, tools) {
+                    warn(&e);
+                }
+            }
+            Err(e) => warn(&e),
+        }
+        None
+    }
+}
+
+/// An exclusive hold on a lock file beside the pin file: created (never opened if it
+/// exists) and removed when dropped, so it works wherever the file system does. Waited
+/// for up to 2 s; one older than 10 s was left by a process that died, and is taken over.
+struct LockFile(PathBuf);
+
+impl LockFile {
+    fn acquire(path: &Path) -> io::Result<LockFile> {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(_) => return Ok(LockFile(path.to_path_buf())),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let stale = std::fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > Duration::from_secs(10));
+                    if stale {
+                        let _ = std::fs::remove_file(path);
+                    } else if Instant::now() >= deadline {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("{} is held by another process", path.display()),
+                        ));
+                    } else {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -171,7 +263,11 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     for (name, d) in tools {
         let d = d
             .as_str()
-            .filter(|d| d.starts_with("sha256:") && d.len() == 71)
+            .filter(|d| {
+                d.strip_prefix("sha256:").is_some_and(|h| {
+                    h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                })
+            })
             .ok_or_else(|| format!("tool {name:?}: not a \"sha256:HEX\" digest"))?;
         out.insert(name.clone(), d.to_string());
     }
@@ -189,7 +285,7 @@ pub fn write(path: &Path, tools: &BTreeMap<String, String>) -> io::Result<()> {
     doc.insert("tools".into(), Value::Object(map));
     let text = serde_json::to_string_pretty(&Value::Object(doc)).map_err(io::Error::other)?;
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    tmp.push(format!(".{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, format!("{text}\n"))?;
     std::fs::rename(&tmp, path)
@@ -241,7 +337,57 @@ mod tests {
             again.check("x", &changed),
             PinCheck::Changed { .. }
         ));
+        // A second proxy on the same file (a replica), opened before the first pinned
+        // anything new: neither loses the other's pins, and a tool the other pinned
+        // first is held to that pin.
+        let replica = Pins::open(&path).unwrap();
+        assert_eq!(pins.check("y", &json!({"name": "y"})), PinCheck::Recorded);
+        assert_eq!(
+            replica.check("z", &json!({"name": "z"})),
+            PinCheck::Recorded
+        );
+        assert!(matches!(
+            replica.check("y", &json!({"name": "y", "description": "rug"})),
+            PinCheck::Changed { .. }
+        ));
+        assert_eq!(replica.check("y", &json!({"name": "y"})), PinCheck::Same);
+        let after = Pins::open(&path).unwrap();
+        for n in ["x", "y", "z"] {
+            assert!(after.get(n).is_some(), "{n} lost");
+        }
+        // Many replicas at once, each pinning tools of its own.
+        let threads: Vec<_> = (0..8)
+            .map(|r| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let p = Pins::open(&path).unwrap();
+                    for i in 0..10 {
+                        let n = format!("t{r}-{i}");
+                        p.check(&n, &json!({"name": n}));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(!dir.join("pins.json.lock").exists(), "the lock was left");
+        let all = Pins::open(&path).unwrap();
+        for r in 0..8 {
+            for i in 0..10 {
+                assert!(all.get(&format!("t{r}-{i}")).is_some(), "t{r}-{i} lost");
+            }
+        }
+        // A file broken by hand meanwhile is not written over.
+        std::fs::write(&path, "{\"tools\": {").unwrap();
+        assert_eq!(all.check("w", &json!({"name": "w"})), PinCheck::Recorded);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"tools\": {");
         std::fs::write(&path, "{\"tools\": {\"x\": \"md5:00\"}}").unwrap();
+        assert!(Pins::open(&path).is_err());
+        // A digest of the right length that is no digest (a hand edit) is refused at
+        // start, rather than hiding that tool for ever as "changed".
+        let z = format!("{{\"tools\": {{\"x\": \"sha256:{}\"}}}}", "z".repeat(64));
+        std::fs::write(&path, z).unwrap();
         assert!(Pins::open(&path).is_err());
     }
 }

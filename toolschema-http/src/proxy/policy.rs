@@ -3,7 +3,9 @@
 //!
 //! A tool is allowed when no deny pattern matches it and, if any allow pattern is given,
 //! one of them does. A tool not allowed is left out of every listing and its calls are
-//! refused, listed or not.
+//! refused, listed or not. Deny patterns match whatever the ASCII case (`--deny 'write_*'`
+//! refuses a call to `WRITE_FILE` too, for a server that finds its tools so); allow
+//! patterns match the case as written. Either way the doubt goes to refusing.
 //!
 //! ```
 //! use toolschema_http::proxy::policy::ToolPolicy;
@@ -48,7 +50,11 @@ impl ToolPolicy {
 
     /// Whether clients may see and call the tool of this name.
     pub fn allows(&self, name: &str) -> bool {
-        !self.deny.iter().any(|p| p.matches(name))
+        let any_case = glob::MatchOptions {
+            case_sensitive: false,
+            ..glob::MatchOptions::new()
+        };
+        !self.deny.iter().any(|p| p.matches_with(name, any_case))
             && (self.allow.is_empty() || self.allow.iter().any(|p| p.matches(name)))
     }
 }
@@ -66,5 +72,14 @@ mod tests {
         assert!(!p.allows("x") && p.allows("y"));
         assert!(ToolPolicy::new(&["[a"], &none).is_err());
         assert!(ToolPolicy::default().is_empty());
+        // A name in another case does not slip past a deny pattern; an allow pattern
+        // does not let it in either.
+        let p = ToolPolicy::new(&none, &["write_*", "delete"]).unwrap();
+        assert!(!p.allows("WRITE_FILE") && !p.allows("Delete") && p.allows("read"));
+        let p = ToolPolicy::new(&["read_*"], &none).unwrap();
+        assert!(!p.allows("READ_file"));
+        // Odd characters are literal unless they are glob syntax.
+        let p = ToolPolicy::new(&none, &["a/b*", "x.y", "é*"]).unwrap();
+        assert!(!p.allows("a/b/c") && !p.allows("x.y") && p.allows("xzy") && !p.allows("é1"));
     }
 }
