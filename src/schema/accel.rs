@@ -315,29 +315,42 @@ pub(crate) struct ObjectSpec {
 }
 
 /// Up to this many declared names, a plain object's walk keeps them in its spec
-/// ([`FewNames`], `ObjectWalk::Few`): the tool arguments MCP servers declare, the small
-/// records of the bench corpus (helm-chart-lock's dependencies, code-climate's issues).
-/// (`SCAN_LIMIT` is the same bound: such names are scanned either way, not hashed.)
-pub(crate) const FEW_NAMES: usize = 8;
+/// ([`FewNames`], `ObjectWalk::Few`): the tool arguments MCP servers declare (github's
+/// `issue_write` has 14), the small records of the bench corpus (helm-chart-lock's
+/// dependencies, code-climate's issues).
+pub(crate) const FEW_NAMES: usize = 16;
 
 /// The declared names of a walk of a few names, each with what the walk reads of it, side
 /// by side in the spec: its summary (`names::summary`), its subschema (past forwards, as
-/// `property_walk` holds it) and whether it counts for `required`. A key is then matched
-/// by comparing its summary with at most [`FEW_NAMES`] integers in one cache line, with
-/// no read of `property_sigs`, `property_walk` or their bounds per key (the table work
-/// issue #46's profiles found in every key of a small object); only a key of
+/// `property_walk` holds it), whether it counts for `required`, and, when that subschema
+/// is decided by its types alone (`{"type": "string"}`), those types. A key is then
+/// matched by comparing its summary with a few integers in the spec's own cache lines,
+/// with no read of `property_sigs`, `property_walk` or their bounds per key (the table
+/// work issue #46's profiles found in every key of a small object), and a value of a
+/// bare `type` property is checked there too, with no read of its node; only a key of
 /// `names::EXACT_BELOW` bytes or more, whose summary does not tell it apart, reads its
 /// name to compare the bytes.
+///
+/// The names are kept sorted by their bytes, as a serde_json `Map` gives its keys, and a
+/// walk starts each search just past the name the previous key matched
+/// ([`FewNames::find`]): on a `Value` whose keys are all declared, every key is found by
+/// its first comparison. The order is only a hint (the search goes round all the names),
+/// so a flat document's keys, in any order, are found all the same.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FewNames {
-    /// The summaries of the names, in `properties` order; past `len`, unused.
+    /// The summaries of the names, sorted by name; past `len`, unused.
     pub(crate) summaries: [u64; FEW_NAMES],
     /// The names' subschemas, past forwards (`property_walk`'s).
     pub(crate) children: [NodeId; FEW_NAMES],
     /// The names' indices into `properties` (for the bytes of a long key).
     pub(crate) names: [u32; FEW_NAMES],
+    /// The types of the subschemas whose bit is set in `typed`.
+    pub(crate) types: [TypeSet; FEW_NAMES],
+    /// Bit `j`: name `j`'s subschema is decided by its types (shape `Empty` or
+    /// `TypeUnion`), kept in `types`: the fail-fast walk tests them without a call.
+    pub(crate) typed: u16,
     /// Bit `j`: name `j` is counted for a sibling `required` (`property_required`).
-    pub(crate) required: u8,
+    pub(crate) required: u16,
     /// How many names.
     pub(crate) len: u8,
 }
@@ -348,27 +361,34 @@ impl FewNames {
         summaries: [0; FEW_NAMES],
         children: [NodeId::NONE; FEW_NAMES],
         names: [0; FEW_NAMES],
+        types: [TypeSet::empty(); FEW_NAMES],
+        typed: 0,
         required: 0,
         len: 0,
     };
 
     /// The position of `key` (of summary `summary`) among the names, if declared: the
-    /// summaries compared in order, the bytes for a long key whose summary matched.
-    /// (Equal summaries of different long names are rare; the scan goes on past them.)
+    /// summaries compared from position `from` on, round to the one before it, the bytes
+    /// for a long key whose summary matched. (Equal summaries of different long names are
+    /// rare; the search goes on past them.)
     #[inline(always)]
-    #[allow(clippy::manual_find)] // (The loop is deliberate: see below.)
     pub(crate) fn find(
         &self,
         c: &Compiled,
         key: crate::flat::LazyKey<'_>,
         summary: u64,
+        from: usize,
     ) -> Option<usize> {
         let len = usize::from(self.len).min(FEW_NAMES);
+        let mut j = from;
         // (A short key is decided by its summary, which says it is short: its name is
         // not read, nor, on a flat node, sliced.)
         // (A plain loop: `Iterator::find`'s `try_fold` stayed out of line on the `Value`
         // path, +12% instructions a call on the MCP tool sources.)
-        for j in 0..len {
+        for _ in 0..len {
+            if j >= len {
+                j = 0;
+            }
             if self.summaries[j] == summary
                 && (crate::names::summary_is_exact(summary)
                     || c.properties
@@ -377,6 +397,7 @@ impl FewNames {
             {
                 return Some(j);
             }
+            j += 1;
         }
         None
     }
