@@ -187,6 +187,7 @@ pub(super) fn few_names(c: &mut Compiled) {
                 break;
             };
             few.summaries[j] = crate::names::summary(&c.properties[i].0);
+            few.filter |= FewNames::filter_bit(few.summaries[j]);
             few.children[j] = child;
             few.names[j] = i as u32;
             few.required |= u16::from(required != 0) << j;
