@@ -191,11 +191,11 @@ pub(super) fn few_names(c: &mut Compiled) {
             few.children[j] = child;
             few.names[j] = i as u32;
             few.required |= u16::from(required != 0) << j;
-            if let Some(node) = c.nodes.get(child.index()).filter(|_| !child.is_none()) {
-                if node.shape.decided_by_types() {
-                    few.types[j] = node.types;
-                    few.typed |= 1 << j;
-                }
+            if let Some(node) = c.nodes.get(child.index()).filter(|_| !child.is_none())
+                && node.shape.decided_by_types()
+            {
+                few.types[j] = node.types;
+                few.typed |= 1 << j;
             }
             few.len = j as u8 + 1;
         }
