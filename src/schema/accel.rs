@@ -315,29 +315,48 @@ pub(crate) struct ObjectSpec {
 }
 
 /// Up to this many declared names, a plain object's walk keeps them in its spec
-/// ([`FewNames`], `ObjectWalk::Few`): the tool arguments MCP servers declare, the small
-/// records of the bench corpus (helm-chart-lock's dependencies, code-climate's issues).
-/// (`SCAN_LIMIT` is the same bound: such names are scanned either way, not hashed.)
-pub(crate) const FEW_NAMES: usize = 8;
+/// ([`FewNames`], `ObjectWalk::Few`): the tool arguments MCP servers declare (github's
+/// `issue_write` has 14), the small records of the bench corpus (helm-chart-lock's
+/// dependencies, code-climate's issues).
+pub(crate) const FEW_NAMES: usize = 16;
 
 /// The declared names of a walk of a few names, each with what the walk reads of it, side
 /// by side in the spec: its summary (`names::summary`), its subschema (past forwards, as
-/// `property_walk` holds it) and whether it counts for `required`. A key is then matched
-/// by comparing its summary with at most [`FEW_NAMES`] integers in one cache line, with
-/// no read of `property_sigs`, `property_walk` or their bounds per key (the table work
-/// issue #46's profiles found in every key of a small object); only a key of
+/// `property_walk` holds it), whether it counts for `required`, and, when that subschema
+/// is decided by its types alone (`{"type": "string"}`), those types. A key is then
+/// matched by comparing its summary with a few integers in the spec's own cache lines,
+/// with no read of `property_sigs`, `property_walk` or their bounds per key (the table
+/// work issue #46's profiles found in every key of a small object), and a value of a
+/// bare `type` property is checked there too, with no read of its node; only a key of
 /// `names::EXACT_BELOW` bytes or more, whose summary does not tell it apart, reads its
 /// name to compare the bytes.
+///
+/// The names are kept sorted by their bytes, as a serde_json `Map` gives its keys, and a
+/// walk starts each search just past the name the previous key matched
+/// ([`FewNames::find`]): on a `Value`, a key whose name follows the previous key's (every
+/// key when the object holds all the names up to its last) is found by one comparison.
+/// The order is only a hint: on a miss the names are scanned, past a 64-bit filter that
+/// turns most undeclared keys away at once, so a flat document's keys, in any order, are
+/// found all the same.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FewNames {
-    /// The summaries of the names, in `properties` order; past `len`, unused.
+    /// The summaries of the names, sorted by name; past `len`, unused.
     pub(crate) summaries: [u64; FEW_NAMES],
     /// The names' subschemas, past forwards (`property_walk`'s).
     pub(crate) children: [NodeId; FEW_NAMES],
     /// The names' indices into `properties` (for the bytes of a long key).
     pub(crate) names: [u32; FEW_NAMES],
+    /// The types of the subschemas whose bit is set in `typed`.
+    pub(crate) types: [TypeSet; FEW_NAMES],
+    /// Bit `j`: name `j`'s subschema is decided by its types (shape `Empty` or
+    /// `TypeUnion`), kept in `types`: the fail-fast walk tests them without a call.
+    pub(crate) typed: u16,
     /// Bit `j`: name `j` is counted for a sibling `required` (`property_required`).
-    pub(crate) required: u8,
+    pub(crate) required: u16,
+    /// The union of the names' [`FewNames::filter_bit`]s: a key whose bit is clear is no
+    /// declared name, with no summary compared (the undeclared keys of an open object,
+    /// the extra key of a closed one).
+    pub(crate) filter: u64,
     /// How many names.
     pub(crate) len: u8,
 }
@@ -348,37 +367,68 @@ impl FewNames {
         summaries: [0; FEW_NAMES],
         children: [NodeId::NONE; FEW_NAMES],
         names: [0; FEW_NAMES],
+        types: [TypeSet::empty(); FEW_NAMES],
+        typed: 0,
         required: 0,
+        filter: 0,
         len: 0,
     };
 
-    /// The position of `key` (of summary `summary`) among the names, if declared: the
-    /// summaries compared in order, the bytes for a long key whose summary matched.
-    /// (Equal summaries of different long names are rare; the scan goes on past them.)
+    /// The position of `key` (of summary `summary`) among the names, if declared: first
+    /// name `from` (where the sorted order says the next key is), then, unless
+    /// [`FewNames::filter`] rules the key out, the names from there on, round to the one
+    /// before it. (Equal summaries of different long names are rare; the scan goes on
+    /// past them.)
     #[inline(always)]
-    #[allow(clippy::manual_find)] // (The loop is deliberate: see below.)
     pub(crate) fn find(
         &self,
         c: &Compiled,
         key: crate::flat::LazyKey<'_>,
         summary: u64,
+        from: usize,
     ) -> Option<usize> {
         let len = usize::from(self.len).min(FEW_NAMES);
-        // (A short key is decided by its summary, which says it is short: its name is
-        // not read, nor, on a flat node, sliced.)
+        if from < len && self.is(c, from, key, summary) {
+            return Some(from);
+        }
+        if self.filter & FewNames::filter_bit(summary) == 0 {
+            return None;
+        }
         // (A plain loop: `Iterator::find`'s `try_fold` stayed out of line on the `Value`
         // path, +12% instructions a call on the MCP tool sources.)
-        for j in 0..len {
-            if self.summaries[j] == summary
-                && (crate::names::summary_is_exact(summary)
-                    || c.properties
-                        .get(self.names[j] as usize)
-                        .is_some_and(|(name, _)| crate::names::same(name, key.get())))
-            {
+        let mut j = from;
+        for _ in 0..len {
+            j += 1;
+            if j >= len {
+                j = 0;
+            }
+            if self.is(c, j, key, summary) {
                 return Some(j);
             }
         }
         None
+    }
+
+    /// Whether `key` (of summary `summary`) is name `j`: a short key by its summary alone
+    /// (which says it is short: its name is not read, nor, on a flat node, sliced), a
+    /// long one by its bytes too when the summaries match.
+    #[inline(always)]
+    fn is(&self, c: &Compiled, j: usize, key: crate::flat::LazyKey<'_>, summary: u64) -> bool {
+        // (A `match`, not `is_some_and`: its closure stayed out of line, +4% on
+        // helm-chart-lock's `Value` path.)
+        self.summaries[j % FEW_NAMES] == summary
+            && (crate::names::summary_is_exact(summary)
+                || match c.properties.get(self.names[j % FEW_NAMES] as usize) {
+                    Some((name, _)) => crate::names::same(name, key.get()),
+                    None => false,
+                })
+    }
+
+    /// The bit of `filter` a name of summary `summary` sets: six bits of its signature
+    /// (`names::mix`'s multiply, its top bits the best mixed).
+    #[inline(always)]
+    pub(crate) const fn filter_bit(summary: u64) -> u64 {
+        1 << (summary.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
     }
 }
 

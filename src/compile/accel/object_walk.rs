@@ -162,28 +162,41 @@ pub(super) fn object_specs(c: &mut Compiled, live: &[u32]) {
 }
 
 /// The walks of a few names (`ObjectWalk::Few`): a keys walk of at most `FEW_NAMES`
-/// declared names gets them inline in its spec, with the subschemas the fail-fast path
-/// goes on to (so after `branch_targets`, which makes `property_walk`). Under
+/// declared names gets them inline in its spec, sorted by their bytes, with the
+/// subschemas the fail-fast path goes on to (so after `branch_targets`, which makes
+/// `property_walk`) and the types of those decided by types alone. Under
 /// `shortcuts(false)` no spec is made at all; the walk `Keys` stays for more names.
 #[inline(never)]
 pub(super) fn few_names(c: &mut Compiled) {
+    let mut order: smallvec::SmallVec<[usize; FEW_NAMES]> = smallvec::SmallVec::new();
     for k in 0..c.accel.object_specs.len() {
         let spec = c.accel.object_specs[k];
         let n = spec.names.len();
-        if spec.walk != ObjectWalk::Keys || n == 0 || n > FEW_NAMES || spec.table.1 {
+        if spec.walk != ObjectWalk::Keys || n == 0 || n > FEW_NAMES {
             continue;
         }
+        // (In a serde_json `Map`'s order: `str`'s `Ord` is the bytes'.)
+        order.clear();
+        order.extend(spec.names.range());
+        order.sort_by(|&a, &b| c.properties[a].0.cmp(&c.properties[b].0));
         let mut few = FewNames::NONE;
-        for (j, i) in spec.names.range().enumerate() {
+        for (j, &i) in order.iter().enumerate() {
             let Some(&(child, required)) = c.accel.property_walk.get(i) else {
                 // (Every name has its entry; without one, the walk `Keys` stays.)
                 few.len = 0;
                 break;
             };
             few.summaries[j] = crate::names::summary(&c.properties[i].0);
+            few.filter |= FewNames::filter_bit(few.summaries[j]);
             few.children[j] = child;
             few.names[j] = i as u32;
-            few.required |= u8::from(required != 0) << j;
+            few.required |= u16::from(required != 0) << j;
+            if let Some(node) = c.nodes.get(child.index()).filter(|_| !child.is_none())
+                && node.shape.decided_by_types()
+            {
+                few.types[j] = node.types;
+                few.typed |= 1 << j;
+            }
             few.len = j as u8 + 1;
         }
         if usize::from(few.len) == n {
