@@ -77,18 +77,7 @@ fn initialize(version: &str) -> Value {
 }
 
 fn post(url: &str, token: Option<&str>, session: Option<&str>, body: &Value) -> Response {
-    let mut req = Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(body.to_string());
-    if let Some(t) = token {
-        req = req.header("authorization", format!("Bearer {t}"));
-    }
-    if let Some(s) = session {
-        req = req.header("mcp-session-id", s);
-    }
-    req.send().unwrap()
+    stub::post_text(url, token, session, &body.to_string())
 }
 
 /// A session opened with `token`; its id.

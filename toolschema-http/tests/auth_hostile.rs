@@ -56,29 +56,17 @@ fn token(a: &AuthServer, url: &str, sub: Option<&str>, scope: &str) -> String {
     mint(&rsa(), Algorithm::RS256, "rsa1", &c)
 }
 
-fn post_raw(url: &str, token: Option<&str>, session: Option<&str>, body: &str) -> Response {
-    let mut req = Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .body(body.to_string());
-    if let Some(t) = token {
-        req = req.header("authorization", format!("Bearer {t}"));
-    }
-    if let Some(s) = session {
-        req = req.header("mcp-session-id", s);
-    }
-    req.send().unwrap()
-}
-
 fn open_session(url: &str, token: &str, version: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let r = post_raw(url, Some(token), None, &init.to_string());
+    let r = stub::post_text(url, Some(token), None, &init.to_string());
     assert_eq!(r.status(), 200, "{:?}", r.text());
     let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
     let note = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
-    assert_eq!(post_raw(url, Some(token), Some(&id), note).status(), 202);
+    assert_eq!(
+        stub::post_text(url, Some(token), Some(&id), note).status(),
+        202
+    );
     id
 }
 
@@ -120,7 +108,7 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["write"]}}"#,
     ];
     for body in bodies {
-        let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&session), body));
+        let (status, wrote) = ran(stub::post_text(&url, Some(&reader), Some(&session), body));
         assert!(!wrote, "the scoped tool ran ({status}) for {body}");
     }
     // The same, in 2025-03-26 batches.
@@ -130,7 +118,7 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
             r#"[{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"open"}}}}, {}]"#,
             body
         );
-        let (status, wrote) = ran(post_raw(&url, Some(&reader), Some(&old), &batch));
+        let (status, wrote) = ran(stub::post_text(&url, Some(&reader), Some(&old), &batch));
         assert!(
             !wrote,
             "the scoped tool ran ({status}) in the batch {batch}"
@@ -145,11 +133,11 @@ fn a_scoped_call_in_an_odd_form_never_runs_without_the_scope() {
     // Sanity: the plain call is refused and the writer's goes through.
     let plain = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
     assert_eq!(
-        post_raw(&url, Some(&reader), Some(&session), plain).status(),
+        stub::post_text(&url, Some(&reader), Some(&session), plain).status(),
         403
     );
     let writer = token(&a, &url, Some("alice"), "files:write");
-    assert!(ran(post_raw(&url, Some(&writer), Some(&session), plain)).1);
+    assert!(ran(stub::post_text(&url, Some(&writer), Some(&session), plain)).1);
 }
 
 /// An authorization server that answers its metadata but whose JWKS answers 500, or never
@@ -214,7 +202,7 @@ fn a_failing_jwks_is_not_asked_once_per_token() {
     );
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     for _ in 0..20 {
-        let r = post_raw(&url, Some(&t), None, init);
+        let r = stub::post_text(&url, Some(&t), None, init);
         assert_eq!(r.status(), 503);
     }
     let n = hits.load(Ordering::SeqCst);
@@ -287,7 +275,10 @@ fn the_listeners_metrics_path_needs_the_token_and_a_good_host() {
     let t = token(&a, &url, Some("alice"), "");
     let session = open_session(&url, &t, "2025-06-18");
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open"}}"#;
-    assert_eq!(post_raw(&url, Some(&t), Some(&session), call).status(), 200);
+    assert_eq!(
+        stub::post_text(&url, Some(&t), Some(&session), call).status(),
+        200
+    );
     let metrics = format!("http://{addr}/metrics");
     let get = |token: Option<&str>, host: Option<&str>| {
         let mut req = Client::new().get(&metrics);
@@ -342,7 +333,10 @@ fn the_listeners_metrics_path_needs_the_token_and_a_good_host() {
         assert_eq!(r.status(), want, "{method} metadata");
     }
     // The session is still there for its owner.
-    assert_eq!(post_raw(&url, Some(&t), Some(&session), call).status(), 200);
+    assert_eq!(
+        stub::post_text(&url, Some(&t), Some(&session), call).status(),
+        200
+    );
 }
 
 #[test]
@@ -360,10 +354,13 @@ fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
     let session = open_session(&url, &first, "2025-06-18");
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open"}}"#;
     assert_eq!(
-        post_raw(&url, Some(&other), Some(&session), call).status(),
+        stub::post_text(&url, Some(&other), Some(&session), call).status(),
         404
     );
-    assert_eq!(post_raw(&url, None, Some(&session), call).status(), 401);
+    assert_eq!(
+        stub::post_text(&url, None, Some(&session), call).status(),
+        401
+    );
     let delete = Client::new()
         .delete(&url)
         .header("authorization", format!("Bearer {other}"))
@@ -372,7 +369,7 @@ fn a_session_opened_by_a_token_without_a_subject_is_its_alone() {
         .unwrap();
     assert_eq!(delete.status(), 404);
     assert_eq!(
-        post_raw(&url, Some(&first), Some(&session), call).status(),
+        stub::post_text(&url, Some(&first), Some(&session), call).status(),
         200
     );
 }
@@ -415,7 +412,7 @@ fn claims_in_odd_forms_are_judged_strictly() {
             mint(&rsa(), Algorithm::RS256, "ec1", &base())
         }),
     ] {
-        let r = post_raw(&url, Some(&t), None, init);
+        let r = stub::post_text(&url, Some(&t), None, init);
         assert_eq!(r.status(), 401, "{what}");
     }
     for (what, t) in [
@@ -425,20 +422,20 @@ fn claims_in_odd_forms_are_judged_strictly() {
         ),
         ("exp within the leeway", with("exp", json!(now() - 5))),
     ] {
-        let r = post_raw(&url, Some(&t), None, init);
+        let r = stub::post_text(&url, Some(&t), None, init);
         assert_eq!(r.status(), 200, "{what}");
     }
     // `scp` as an array grants as `scope` does; a scope in another case does not.
     let session = open_session(&url, &with("scp", json!(["files:write"])), "2025-06-18");
     let write = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write","arguments":{}}}"#;
-    let r = post_raw(
+    let r = stub::post_text(
         &url,
         Some(&with("scp", json!(["files:write"]))),
         Some(&session),
         write,
     );
     assert_eq!(r.status(), 200);
-    let r = post_raw(
+    let r = stub::post_text(
         &url,
         Some(&with("scope", json!("FILES:WRITE"))),
         Some(&session),
@@ -467,7 +464,7 @@ fn claims_in_odd_forms_are_judged_strictly() {
         .unwrap();
     assert_eq!(r.status(), 400);
     assert_eq!(
-        post_raw(&url, Some(&with("sub", json!("s"))), None, init).status(),
+        stub::post_text(&url, Some(&with("sub", json!("s"))), None, init).status(),
         200
     );
 }

@@ -134,3 +134,25 @@ pub fn mint(key: &EncodingKey, alg: Algorithm, kid: &str, claims: &Value) -> Str
     h.kid = Some(kid.into());
     jsonwebtoken::encode(&h, claims, key).unwrap()
 }
+
+/// A POST of `body` to the MCP endpoint `url`, with a bearer token and a session id when
+/// given.
+pub fn post_text(
+    url: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    body: &str,
+) -> reqwest::blocking::Response {
+    let mut req = reqwest::blocking::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(body.to_string());
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    req.send().unwrap()
+}
