@@ -9,12 +9,13 @@ mod support;
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use support::installed;
+use support::stderr::Stderr;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 
@@ -44,41 +45,6 @@ fn everything(dir: &Path) -> Vec<String> {
             .into_owned(),
         "stdio".into(),
     ]
-}
-
-/// Collects a child's stderr on a thread.
-#[derive(Clone, Default)]
-struct Stderr(Arc<Mutex<String>>);
-
-impl Stderr {
-    fn collect(stream: impl Read + Send + 'static) -> Stderr {
-        let s = Stderr::default();
-        let text = Arc::clone(&s.0);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                let mut t = text.lock().unwrap();
-                t.push_str(&line);
-                t.push('\n');
-            }
-        });
-        s
-    }
-
-    fn text(&self) -> String {
-        self.0.lock().unwrap().clone()
-    }
-
-    /// The first line holding `needle`, waited for.
-    fn wait_for(&self, needle: &str) -> String {
-        let since = Instant::now();
-        while since.elapsed() < Duration::from_secs(30) {
-            if let Some(l) = self.text().lines().find(|l| l.contains(needle)) {
-                return l.to_string();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("no {needle:?} on stderr:\n{}", self.text());
-    }
 }
 
 /// `toolschema proxy ARGS` with a client on its stdio, driven message by message.
@@ -348,7 +314,7 @@ fn prometheus_scrapes_the_named_series_after_a_replayed_stdio_session() {
     ]);
     a.extend(everything(&dir));
     let mut s = Session::start(&a);
-    let line = s.stderr.wait_for("metrics on http://");
+    let line = s.stderr.line("metrics on http://");
     let metrics_url = line[line.find("http://").unwrap()..].trim().to_string();
     let target = metrics_url
         .trim_start_matches("http://")
@@ -498,7 +464,7 @@ fn the_listeners_metrics_path_serves_the_series_of_an_http_session() {
         .spawn()
         .unwrap();
     let stderr = Stderr::collect(child.stderr.take().unwrap());
-    let line = stderr.wait_for("listening on http://");
+    let line = stderr.line("listening on http://");
     let url = line[line.find("http://").unwrap()..].trim().to_string();
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(20))
@@ -654,7 +620,7 @@ fn a_tool_whose_definition_changed_is_hidden_and_refused_under_pin() {
     std::fs::write(&pins, changed.to_string()).unwrap();
     let log = work.join("audit-2.jsonl");
     let mut s = Session::start(&proxy_args(&log));
-    let line = s.stderr.wait_for("metrics on http://");
+    let line = s.stderr.line("metrics on http://");
     let metrics_url = line[line.find("http://").unwrap()..].trim().to_string();
     s.handshake();
     let listed = s.list(1);
@@ -878,9 +844,9 @@ fn serve_http_serves_its_metrics() {
         .spawn()
         .unwrap();
     let stderr = Stderr::collect(child.stderr.take().unwrap());
-    let line = stderr.wait_for("tool(s) on http://");
+    let line = stderr.line("tool(s) on http://");
     let url = line[line.find("http://").unwrap()..].trim().to_string();
-    let line = stderr.wait_for("metrics on http://");
+    let line = stderr.line("metrics on http://");
     let separate = line[line.find("http://").unwrap()..].trim().to_string();
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
@@ -1120,7 +1086,7 @@ fn a_restart_of_the_pooled_server_is_counted() {
         .spawn()
         .unwrap();
     let stderr = Stderr::collect(child.stderr.take().unwrap());
-    let line = stderr.wait_for("listening on http://");
+    let line = stderr.line("listening on http://");
     let url = line[line.find("http://").unwrap()..].trim().to_string();
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},

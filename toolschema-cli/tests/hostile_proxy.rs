@@ -16,44 +16,16 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
+
+mod support;
+use support::stderr::Stderr;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 const V2026: &str = "2026-07-28";
 
 // ---- processes ----
-
-/// Collects a child's stderr on a thread.
-#[derive(Clone, Default)]
-struct Stderr(Arc<Mutex<String>>);
-
-impl Stderr {
-    fn collect(stream: impl Read + Send + 'static) -> Stderr {
-        let s = Stderr::default();
-        let text = Arc::clone(&s.0);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                let mut t = text.lock().unwrap();
-                t.push_str(&line);
-                t.push('\n');
-            }
-        });
-        s
-    }
-
-    fn wait_for(&self, needle: &str, timeout: Duration) -> Option<String> {
-        let since = Instant::now();
-        while since.elapsed() < timeout {
-            let t = self.0.lock().unwrap().clone();
-            if let Some(line) = t.lines().find(|l| l.contains(needle)) {
-                return Some(line.to_string());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
 
 /// A process killed when dropped.
 struct Running(Child);

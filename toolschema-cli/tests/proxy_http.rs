@@ -13,9 +13,10 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 use support::installed::{self, root};
+use support::stderr::Stderr;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolschema");
 
@@ -30,41 +31,6 @@ fn python() -> Option<PathBuf> {
 
 fn temp_dir(name: &str) -> PathBuf {
     installed::temp_dir(&format!("proxy-http-{name}"))
-}
-
-/// Collects a child's stderr on a thread; `wait_for` waits for a line containing a text.
-#[derive(Clone, Default)]
-struct Stderr(Arc<Mutex<String>>);
-
-impl Stderr {
-    fn collect(stream: impl Read + Send + 'static) -> Stderr {
-        let s = Stderr::default();
-        let text = Arc::clone(&s.0);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                let mut t = text.lock().unwrap();
-                t.push_str(&line);
-                t.push('\n');
-            }
-        });
-        s
-    }
-
-    fn text(&self) -> String {
-        self.0.lock().unwrap().clone()
-    }
-
-    fn wait_for(&self, needle: &str, timeout: Duration) -> Option<String> {
-        let since = Instant::now();
-        while since.elapsed() < timeout {
-            let t = self.text();
-            if let Some(line) = t.lines().find(|l| l.contains(needle)) {
-                return Some(line.to_string());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
 }
 
 /// A process that is stopped with SIGTERM (then killed) when dropped.

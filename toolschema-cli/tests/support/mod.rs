@@ -11,3 +11,4 @@ pub mod installed;
 pub mod mcp;
 #[path = "../../../tests/support/python.rs"]
 pub mod python;
+pub mod stderr;
