@@ -111,6 +111,20 @@ fn malformed_messages_get_their_codes_and_never_stop_the_server() {
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
             -32602,
         ),
+        // `_meta` is an object in every revision: another value is refused, not skipped
+        // (a skipped `_meta` would hide a version or a progress token from the checks).
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stats","arguments":{},"_meta":5}}"#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":"x"}}"#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":[]}}"#,
+            -32602,
+        ),
     ] {
         c.send_text(text);
         let r = c.next();

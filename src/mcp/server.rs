@@ -969,10 +969,13 @@ impl Connection {
         size: usize,
         mode: Mode,
     ) -> Result<Option<String>, Failure> {
-        let meta = params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
+        // (`_meta` is an object in every revision's `RequestParams`; another value is refused
+        // here, once, so that nothing below reads a `_meta` it then ignores.)
+        let meta = match params.as_ref().and_then(|p| p.get("_meta")) {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(_) => return Err(invalid("\"_meta\" must be an object".into())),
+        };
         let (version, modern) = match meta.and_then(|m| m.get(META_PROTOCOL_VERSION)) {
             None => (self.legacy_version(&method)?, false),
             Some(Value::String(s)) => match ProtocolVersion::parse(s) {
