@@ -325,14 +325,25 @@ impl HttpSession {
         // A response ends its stream; a notification or a request to the client that must
         // not be dropped (the acknowledgement of `subscriptions/listen`, sampling) does not.
         let answer = kind == Outgoing::Answer && !has_method(&line);
-        let rewrite = if answer {
-            lock(&self.rewrites).remove(&key)
+        let line = if !answer {
+            line
+        } else if line.trim_start().starts_with('[') {
+            // A batch's answer: the rewrites of each of its members (a `tools/list` in a
+            // batch is filtered as one sent alone).
+            let rewrites: Vec<Rewrite> = {
+                let mut all = lock(&self.rewrites);
+                member_keys(&line)
+                    .iter()
+                    .filter_map(|k| all.remove(k))
+                    .collect()
+            };
+            rewrites.into_iter().fold(line, |line, f| f(line))
         } else {
-            None
-        };
-        let line = match rewrite {
-            Some(f) => f(line),
-            None => line,
+            let rewrite = lock(&self.rewrites).remove(&key);
+            match rewrite {
+                Some(f) => f(line),
+                None => line,
+            }
         };
         let mut routes = lock(&self.routes);
         if answer && routes.version.is_none() && !self.stateless {
@@ -468,6 +479,21 @@ fn negotiated(line: &str) -> Option<ProtocolVersion> {
 }
 
 /// The id key of an answer line (the first answer's, for a batch); `null` when unreadable.
+/// The id keys of a batch answer's members (unreadable ids left out).
+fn member_keys(line: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct WithId<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_str::<Vec<WithId<'_>>>(line)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|w| w.id.and_then(Id::parse))
+        .map(|id| id.key().to_string())
+        .collect()
+}
+
 fn answer_key(line: &str) -> String {
     #[derive(serde::Deserialize)]
     struct WithId<'a> {

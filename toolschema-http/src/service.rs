@@ -709,7 +709,7 @@ async fn post(
         return reply;
     }
     if text.trim_start().starts_with('[') {
-        return post_batch(shared, &headers, text, wants_json, wants_sse).await;
+        return post_batch(shared, &headers, text, grant, wants_json, wants_sse).await;
     }
     // Which answer the message gets is asked of the code that reads it for dispatch, so
     // that the stream opened here is the one its answer is routed to: a message refused
@@ -1278,6 +1278,7 @@ async fn post_batch(
     shared: &Shared,
     headers: &HeaderMap,
     text: &str,
+    grant: Option<&Grant>,
     wants_json: bool,
     wants_sse: bool,
 ) -> Reply {
@@ -1306,10 +1307,19 @@ async fn post_batch(
     // members are answered under, and `null` (a member refused without one, or the batch
     // refused whole), so that whichever comes first finds this stream.
     let mut keys: Vec<String> = Vec::new();
+    let mut listings: Vec<String> = Vec::new();
     let mut refused = items.is_empty();
     for item in &items {
         match expected_answer(item.get()) {
-            Expected::Answer(id) => keys.push(id.key().to_string()),
+            Expected::Answer(id) => {
+                let method = serde_json::from_str::<Envelope<'_>>(item.get())
+                    .ok()
+                    .and_then(|e| e.method);
+                if method.as_deref() == Some("tools/list") {
+                    listings.push(id.key().to_string());
+                }
+                keys.push(id.key().to_string());
+            }
             Expected::Refused(_) => refused = true,
             Expected::Nothing => {}
         }
@@ -1326,6 +1336,14 @@ async fn post_batch(
     let Some(stream) = session.try_open_stream(keys) else {
         return id_in_use();
     };
+    // (A `tools/list` in a batch hides what one sent alone hides.)
+    if let Some(grant) = grant {
+        for key in listings {
+            if let Some(rewrite) = listing_filter(shared, grant) {
+                session.rewrite_answer(key, rewrite);
+            }
+        }
+    }
     session.conn.handle(text);
     answer(shared, &session, stream, wants_json, wants_sse, false).await
 }

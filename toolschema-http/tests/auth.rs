@@ -82,7 +82,12 @@ fn post(url: &str, token: Option<&str>, session: Option<&str>, body: &Value) -> 
 
 /// A session opened with `token`; its id.
 fn open_session(url: &str, token: &str) -> String {
-    let r = post(url, Some(token), None, &initialize("2025-06-18"));
+    open_session_at(url, token, "2025-06-18")
+}
+
+/// A session opened with `token` at protocol `version`; its id.
+fn open_session_at(url: &str, token: &str, version: &str) -> String {
+    let r = post(url, Some(token), None, &initialize(version));
     assert_eq!(r.status(), 200, "{:?}", r.text());
     let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -441,6 +446,23 @@ fn listing_hides_what_the_token_cannot_call_when_asked() {
     assert_eq!(names(&reader), ["open", "purge"]);
     assert_eq!(names(&admin), ["open", "either", "purge"]);
     assert_eq!(names(&writer), ["open", "write", "either", "purge"]);
+    // A `tools/list` inside a batch (2025-03-26) hides what one sent alone hides.
+    let s = open_session_at(&url, &reader, "2025-03-26");
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 8, "method": "tools/list"},
+    ]);
+    let r = json_of(post(&url, Some(&reader), Some(&s), &batch));
+    let answers = r.as_array().expect("a batch answer");
+    assert_eq!(answers.len(), 2, "{r}");
+    let listing = answers.iter().find(|a| a["id"] == 8).expect("the listing");
+    let batched: Vec<&str> = listing["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(batched, ["open", "purge"]);
     // Published with the tool (2025-06-18 carries `_meta` on Tool).
     let s = open_session(&url, &writer);
     let r = json_of(post(&url, Some(&writer), Some(&s), &list));

@@ -634,15 +634,24 @@ pub(crate) fn filter_listing(line: String, keep: &dyn Fn(&str) -> bool) -> Strin
     let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&line) else {
         return line;
     };
-    let Some(tools) = v
-        .get_mut("result")
-        .and_then(|r| r.get_mut("tools"))
-        .and_then(|t| t.as_array_mut())
-    else {
-        return line;
+    // (A batch's answer is an array: every `tools/list` answer in it is filtered; only
+    // that method's result has a `tools` member.)
+    let answers = match &mut v {
+        serde_json::Value::Array(items) => items.iter_mut().collect(),
+        one => vec![one],
     };
-    tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(keep));
-    v.to_string()
+    let mut changed = false;
+    for answer in answers {
+        if let Some(tools) = answer
+            .get_mut("result")
+            .and_then(|r| r.get_mut("tools"))
+            .and_then(|t| t.as_array_mut())
+        {
+            tools.retain(|t| t.get("name").and_then(|n| n.as_str()).is_some_and(keep));
+            changed = true;
+        }
+    }
+    if changed { v.to_string() } else { line }
 }
 
 #[cfg(test)]
