@@ -62,8 +62,8 @@ mod validate;
 pub use error::{
     BranchChoice, ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors,
 };
-pub use generated::GeneratedValidator;
 pub use flat::{ParseError as JsonError, ParseErrorKind as JsonErrorKind};
+pub use generated::GeneratedValidator;
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};

@@ -152,14 +152,17 @@ fn generic_verdict<V: toolschema::GeneratedValidator>(instance: &Value) -> bool 
 #[test]
 fn the_generated_type_implements_the_trait_with_its_schema_and_options() {
     use toolschema::GeneratedValidator;
-    for (instance, expected) in [
-        (json!({"path": "a"}), true),
-        (json!({"path": ""}), false),
-    ] {
+    for (instance, expected) in [(json!({"path": "a"}), true), (json!({"path": ""}), false)] {
         assert_eq!(generic_verdict::<Args>(&instance), expected);
-        assert_eq!(<Args as GeneratedValidator>::schema().is_valid(&instance), expected);
+        assert_eq!(
+            <Args as GeneratedValidator>::schema().is_valid(&instance),
+            expected
+        );
     }
-    assert_eq!(<Args as GeneratedValidator>::SCHEMA, include_str!("args.json"));
+    assert_eq!(
+        <Args as GeneratedValidator>::SCHEMA,
+        include_str!("args.json")
+    );
     let published: Value = serde_json::from_str(include_str!("args.json")).unwrap();
     assert_eq!(Args::mismatch(&published, &Options::new()), None);
     let mut other = published.clone();
@@ -167,7 +170,10 @@ fn the_generated_type_implements_the_trait_with_its_schema_and_options() {
     assert!(Args::mismatch(&other, &Options::new()).is_some());
     // The options it fixed: formats asserted here, annotations there.
     let email = json!({"format": "email"});
-    assert_eq!(Email::mismatch(&email, &Options::new().assert_formats(true)), None);
+    assert_eq!(
+        Email::mismatch(&email, &Options::new().assert_formats(true)),
+        None
+    );
     assert!(Email::mismatch(&email, &Options::new()).is_some());
     assert!(EmailAnnotated::mismatch(&email, &Options::new().assert_formats(true)).is_some());
     assert_eq!(
