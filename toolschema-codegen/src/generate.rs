@@ -67,6 +67,8 @@ pub enum GenerateError {
     Json(String),
     /// The engine refuses the schema.
     Schema(toolschema::SchemaError),
+    /// A type's schema is not a tool's input schema (its root is not an object).
+    NotAnInputSchema(String),
 }
 
 impl std::fmt::Display for GenerateError {
@@ -74,6 +76,9 @@ impl std::fmt::Display for GenerateError {
         match self {
             GenerateError::Json(e) => write!(f, "the schema is not JSON: {e}"),
             GenerateError::Schema(e) => write!(f, "the schema does not compile: {e}"),
+            GenerateError::NotAnInputSchema(why) => {
+                write!(f, "the type's schema is not a tool input schema: {why}")
+            }
         }
     }
 }

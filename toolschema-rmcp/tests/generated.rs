@@ -297,3 +297,61 @@ fn the_schema_file_is_the_types_published_schema() {
         input_schema_text::<Port>().unwrap()
     );
 }
+
+/// Doc comments, nested types (`$defs`), enums, options, maps and renames: what schemars
+/// writes for a realistic tool.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+/// A deployment (this root description is not published).
+struct Deploy {
+    /// The service.
+    service_name: String,
+    target: Target,
+    replicas: Option<u32>,
+    labels: std::collections::HashMap<String, String>,
+    ports: Vec<Port>,
+    ratio: f64,
+    mode: Mode,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Target {
+    Cluster { name: String },
+    Local,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum Mode {
+    Named(String),
+    Level(u8),
+}
+
+#[test]
+fn the_codegen_schemars_input_is_the_schema_rmcp_publishes() {
+    fn same<T: JsonSchema + 'static>() {
+        let rmcp = input_schema_text::<T>().unwrap();
+        let codegen = toolschema_codegen::input_schema_text::<T>().unwrap();
+        assert_eq!(codegen, rmcp, "{}", std::any::type_name::<T>());
+    }
+    same::<Port>();
+    same::<Deploy>();
+    same::<std::collections::HashMap<String, u8>>();
+    // rmcp refuses a parameter type whose root is not an object; so does the generator.
+    assert!(input_schema_text::<u32>().is_err());
+    assert!(toolschema_codegen::input_schema_text::<u32>().is_err());
+    assert!(input_schema_text::<Mode>().is_err());
+    assert!(toolschema_codegen::input_schema_text::<Mode>().is_err());
+    // The validator generated from `port.json` is the one `generate_for::<Port>` writes.
+    assert_eq!(
+        toolschema_codegen::input_schema_text::<Port>().unwrap(),
+        PortArgs::SCHEMA
+    );
+    let name = proc_macro2::Ident::new("PortArgs", proc_macro2::Span::call_site());
+    let out = toolschema_codegen::generate_for::<Port>(&name, &Default::default()).unwrap();
+    assert!(out.coverage.fully_generated(), "{:?}", out.coverage);
+}
