@@ -48,7 +48,7 @@
 //! The generated type implements `toolschema::GeneratedValidator`, the trait code that
 //! takes any generated validator uses (`toolschema-rmcp`'s `with_generated`, for one).
 //!
-//! With the feature `schemars`, [`generate_for`] takes a `schemars::JsonSchema` type
+//! With the feature `schemars`, `generate_for` takes a `schemars::JsonSchema` type
 //! instead of JSON text: the input schema rmcp publishes for a `Parameters<T>` tool, for
 //! a build script of a crate whose tool types live in a dependency.
 //!

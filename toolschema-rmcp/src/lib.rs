@@ -138,16 +138,19 @@ struct Compiled {
     tool: Option<CheckedTool>,
     /// The verdict of the tool's generated validator, when it stands for this input
     /// schema and these options.
-    generated: Option<fn(&Value) -> bool>,
+    generated: Option<Verdict>,
     /// Why the tool's generated validator does not decide.
     generated_problem: Option<SchemaProblem>,
 }
+
+/// A generated validator's `is_valid`.
+type Verdict = fn(&Value) -> bool;
 
 /// A generated validator given to a tool ([`ToolChecks::with_generated`]).
 #[derive(Clone, Copy)]
 struct Generated {
     type_name: &'static str,
-    is_valid: fn(&Value) -> bool,
+    is_valid: Verdict,
     mismatch: fn(&Value, &Options) -> Option<String>,
 }
 
@@ -292,7 +295,7 @@ impl ToolChecks {
         &self,
         tool: &rmcp::model::Tool,
         checked: Option<&CheckedTool>,
-    ) -> (Option<fn(&Value) -> bool>, Option<SchemaProblem>) {
+    ) -> (Option<Verdict>, Option<SchemaProblem>) {
         let Some(g) = self.generated.get(tool.name.as_ref()) else {
             return (None, None);
         };
@@ -509,7 +512,7 @@ impl ToolChecks {
 
 /// Whether a generated validator accepts a call's arguments (absent counts as `{}`), held
 /// in place: the map is moved into a `Value` for the call and back (no copy).
-fn generated_accepts(is_valid: fn(&Value) -> bool, arguments: Option<&mut JsonObject>) -> bool {
+fn generated_accepts(is_valid: Verdict, arguments: Option<&mut JsonObject>) -> bool {
     let Some(map) = arguments else {
         return is_valid(&Value::Object(JsonObject::new()));
     };
