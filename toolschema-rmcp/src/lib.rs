@@ -255,8 +255,9 @@ impl ToolChecks {
     /// verdict ([`GeneratedValidator::mismatch`]). Otherwise the engine decides, as if
     /// no validator were given, and [`prepare`](Self::prepare) (and
     /// [`ValidatedRouter::problems`]) report why, as they report a validator given to a
-    /// tool that is not listed. A tool whose schema is a checked-in file kept equal to
-    /// its type by [`testing::check_input_schema_file`] gets one with the attribute:
+    /// tool that is not listed. The attribute takes the schema inline (below) or from a
+    /// checked-in file (`path = ...`), which [`testing::check_input_schema_file`] keeps
+    /// equal to the schema rmcp derives from a parameter type:
     ///
     /// ```
     /// use std::sync::Arc;
