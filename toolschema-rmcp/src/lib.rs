@@ -51,6 +51,12 @@
 //! Servers that write `call_tool` by hand use [`ToolChecks::call`]; tests call a router
 //! through the checks without a transport with [`testing::Client`].
 //!
+//! A tool whose input schema is known at build time can have its calls accepted by a
+//! validator generated from that schema (`#[toolschema_macros::validator]`), given with
+//! [`ValidatedRouter::with_generated`]; it decides only while its schema is the one the
+//! tool publishes, and [`testing::check_input_schema_file`] keeps a checked-in schema file
+//! equal to a parameter type.
+//!
 //! # rmcp versions
 //!
 //! This release depends on rmcp `=3.11.0`, pinned exactly: the router and model types it
