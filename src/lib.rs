@@ -44,6 +44,7 @@ mod error;
 #[doc(hidden)]
 pub mod flat;
 mod format;
+mod generated;
 mod json;
 mod limits;
 pub mod lint;
@@ -62,6 +63,7 @@ pub use error::{
     BranchChoice, ErrorKind, SchemaError, SchemaErrorKind, ValidationError, ValidationErrors,
 };
 pub use flat::{ParseError as JsonError, ParseErrorKind as JsonErrorKind};
+pub use generated::GeneratedValidator;
 pub use json::{JsonType, TypeSet};
 pub use limits::Limits;
 pub use options::{Draft, Options};

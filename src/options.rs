@@ -346,3 +346,43 @@ fn remove_keyword(doc: &mut Value, location: &str) -> bool {
     at.as_object_mut()
         .is_some_and(|m| m.remove(&tokens[k]).is_some())
 }
+
+impl Options {
+    /// The first setting of `self` and `other` that can make a schema's verdicts differ,
+    /// or `None` when they agree on all of them ([`shortcuts`](Options::shortcuts) never
+    /// changes a verdict). Custom formats are functions that cannot be compared: either
+    /// side having one counts as a difference.
+    pub(crate) fn verdict_difference(&self, other: &Options) -> Option<&'static str> {
+        if self.assert_formats != other.assert_formats {
+            return Some("assert_formats");
+        }
+        if self.assert_content != other.assert_content {
+            return Some("assert_content");
+        }
+        if self.default_draft != other.default_draft {
+            return Some("default_dialect");
+        }
+        if !self.custom_formats.is_empty() || !other.custom_formats.is_empty() {
+            return Some("with_format (custom formats)");
+        }
+        if self.documents != other.documents {
+            return Some("with_document (registered documents)");
+        }
+        if self.refs_fragment_only != other.refs_fragment_only {
+            return Some("refs_fragment_only");
+        }
+        if self.limits != other.limits {
+            return Some("limits");
+        }
+        if self.pattern_budget != other.pattern_budget {
+            return Some("pattern_budget");
+        }
+        if self.step_budget != other.step_budget {
+            return Some("step_budget");
+        }
+        if self.validate_schema != other.validate_schema {
+            return Some("validate_schema");
+        }
+        None
+    }
+}

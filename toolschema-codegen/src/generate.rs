@@ -55,7 +55,9 @@ pub fn generate(name: &Ident, schema: &str, config: &Config) -> Result<Generated
     let plan = toolschema::codegen::plan(&value, config).map_err(GenerateError::Schema)?;
     // (The text as given, not the value written again: a number's digits are parsed where
     // the program runs as they are in the schema, not as this parse rounded them.)
-    Ok(emit(name, schema, config, &plan))
+    let mut generated = emit(name, schema, config, &plan);
+    generated.tokens.extend(trait_impl(name, config));
+    Ok(generated)
 }
 
 /// Why [`generate`] failed.
@@ -65,6 +67,8 @@ pub enum GenerateError {
     Json(String),
     /// The engine refuses the schema.
     Schema(toolschema::SchemaError),
+    /// A type's schema is not a tool's input schema (its root is not an object).
+    NotAnInputSchema(String),
 }
 
 impl std::fmt::Display for GenerateError {
@@ -72,6 +76,9 @@ impl std::fmt::Display for GenerateError {
         match self {
             GenerateError::Json(e) => write!(f, "the schema is not JSON: {e}"),
             GenerateError::Schema(e) => write!(f, "the schema does not compile: {e}"),
+            GenerateError::NotAnInputSchema(why) => {
+                write!(f, "the type's schema is not a tool input schema: {why}")
+            }
         }
     }
 }
@@ -644,6 +651,27 @@ fn node_body(f: &Ident, a: Arms) -> TokenStream {
                 __c::Value::String(s) => #string,
                 __c::Value::Array(a) => #array,
                 __c::Value::Object(o) => #object,
+            }
+        }
+    }
+}
+
+/// `toolschema::GeneratedValidator` for the type `name`, by the inherent items [`emit`]
+/// writes (inherent associated items take precedence over the trait's in a path).
+fn trait_impl(name: &Ident, config: &Config) -> TokenStream {
+    let (f, c, d) = (config.assert_formats, config.assert_content, config.draft);
+    quote! {
+        impl ::toolschema::GeneratedValidator for #name {
+            const SCHEMA: &'static str = #name::SCHEMA;
+            #[inline]
+            fn is_valid(instance: &::toolschema::codegen::Value) -> bool {
+                #name::is_valid(instance)
+            }
+            fn schema() -> &'static ::toolschema::Schema {
+                #name::schema()
+            }
+            fn options() -> ::toolschema::Options {
+                ::toolschema::codegen::Config { assert_formats: #f, assert_content: #c, draft: #d }.options()
             }
         }
     }

@@ -45,6 +45,13 @@
 //! stack runs low, so a deep instance gets an answer, not an overflow. The generated path
 //! allocates nothing (tested on the official suite).
 //!
+//! The generated type implements `toolschema::GeneratedValidator`, the trait code that
+//! takes any generated validator uses (`toolschema-rmcp`'s `with_generated`, for one).
+//!
+//! With the feature `schemars`, `generate_for` takes a `schemars::JsonSchema` type
+//! instead of JSON text: the input schema rmcp publishes for a `Parameters<T>` tool, for
+//! a build script of a crate whose tool types live in a dependency.
+//!
 //! # Example
 //! ```
 //! let name = proc_macro2::Ident::new("Args", proc_macro2::Span::call_site());
@@ -60,8 +67,12 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "schemars")]
+mod from_type;
 mod generate;
 
+#[cfg(feature = "schemars")]
+pub use from_type::{generate_for, input_schema_text};
 pub use generate::{Coverage, GenerateError, Generated, generate};
 /// The engine options a generated validator fixes at build time.
 pub use toolschema::codegen::Config;

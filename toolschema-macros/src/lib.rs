@@ -20,9 +20,16 @@
 //! assert!(Search::is_valid(&serde_json::json!({"q": "rust"})));
 //! ```
 //!
+//! The struct also implements `toolschema::GeneratedValidator`, for code that takes any
+//! generated validator (`toolschema_rmcp::ValidatedRouter::with_generated` gives one to an
+//! rmcp tool).
+//!
 //! A `schemars::JsonSchema` type's schema is not visible to a proc macro (it is computed by
-//! running code); for those (rmcp tools), compile the schema at run time with
-//! `toolschema::Schema`, or write it out once from a build script and point `path` at it.
+//! running code). For an rmcp tool's parameter type, check its schema in as a file that
+//! `path` reads and keep the two equal with a test calling
+//! `toolschema_rmcp::testing::check_input_schema_file::<T>(path)`; or, from a build script
+//! of a crate whose types live in a dependency, call `toolschema_codegen::generate_for::<T>`
+//! (feature `schemars`).
 
 use proc_macro::TokenStream;
 use quote::quote;

@@ -142,3 +142,48 @@ fn past_the_step_budget_the_engine_decides() {
     // (A bound on a hang, not a speed claim: 2^40 steps would take hours.)
     assert!(started.elapsed().as_secs() < 60);
 }
+
+/// Code generic over `toolschema::GeneratedValidator` gets the generated verdicts, the
+/// engine's compiled form and the options the attribute fixed.
+fn generic_verdict<V: toolschema::GeneratedValidator>(instance: &Value) -> bool {
+    V::is_valid(instance)
+}
+
+#[test]
+fn the_generated_type_implements_the_trait_with_its_schema_and_options() {
+    use toolschema::GeneratedValidator;
+    for (instance, expected) in [(json!({"path": "a"}), true), (json!({"path": ""}), false)] {
+        assert_eq!(generic_verdict::<Args>(&instance), expected);
+        assert_eq!(
+            <Args as GeneratedValidator>::schema().is_valid(&instance),
+            expected
+        );
+    }
+    assert_eq!(
+        <Args as GeneratedValidator>::SCHEMA,
+        include_str!("args.json")
+    );
+    let published: Value = serde_json::from_str(include_str!("args.json")).unwrap();
+    assert_eq!(Args::mismatch(&published, &Options::new()), None);
+    let mut other = published.clone();
+    other["properties"]["path"]["minLength"] = json!(2);
+    assert!(Args::mismatch(&other, &Options::new()).is_some());
+    // The options it fixed: formats asserted here, annotations there.
+    let email = json!({"format": "email"});
+    assert_eq!(
+        Email::mismatch(&email, &Options::new().assert_formats(true)),
+        None
+    );
+    assert!(Email::mismatch(&email, &Options::new()).is_some());
+    assert!(EmailAnnotated::mismatch(&email, &Options::new().assert_formats(true)).is_some());
+    assert_eq!(
+        Draft4Integer::mismatch(
+            &json!({"type": "integer"}),
+            &Options::new().default_dialect(toolschema::Draft::Draft4)
+        ),
+        None
+    );
+    assert!(Draft4Integer::mismatch(&json!({"type": "integer"}), &Options::new()).is_some());
+    assert!(generic_verdict::<Email>(&json!("a@example.com")));
+    assert!(!generic_verdict::<Email>(&json!("not an address")));
+}

@@ -1,7 +1,9 @@
 //! The per-call cost of the checks: one `tools/call` through `ValidatedRouter` against the
 //! same call through rmcp's plain `ToolRouter`, same tool and arguments, no transport
 //! (`cargo bench -p toolschema-rmcp`). The difference is what toolschema adds per call:
-//! the argument check before the handler and the output check after it.
+//! the argument check before the handler and the output check after it. The group
+//! `arguments` compares the argument check alone with the runtime engine and with the
+//! validator generated from `benches/schemas/args.json` (`ValidatedRouter::with_generated`).
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -22,6 +24,7 @@ enum Unit {
 }
 
 #[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
 struct Args {
     #[schemars(length(min = 1, max = 64))]
     city: String,
@@ -37,6 +40,11 @@ struct Out {
     #[schemars(range(min = -90.0, max = 60.0))]
     temperature: f64,
 }
+
+/// The validator generated from `Args`'s published input schema (the file is checked
+/// equal to it before the benchmark runs).
+#[toolschema_macros::validator(path = "benches/schemas/args.json")]
+struct ArgsValidator;
 
 struct Weather;
 
@@ -94,6 +102,27 @@ fn bench(c: &mut Criterion) {
     g.bench_function("result_clone_only", |b| {
         b.iter(|| black_box(Ok::<_, ()>(result.clone())))
     });
+    g.finish();
+
+    // The argument check alone: the runtime engine, then the generated validator.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/schemas/args.json");
+    if let Err(e) = toolschema_rmcp::testing::check_input_schema_file::<Args>(file) {
+        panic!("{e}");
+    }
+    let generated =
+        ValidatedRouter::new(Weather::tool_router()).with_generated::<ArgsValidator>("forecast");
+    assert!(
+        generated.problems().is_empty(),
+        "{:?}",
+        generated.problems()
+    );
+    let mut g = c.benchmark_group("arguments");
+    for (name, router) in [("engine", &checked), ("generated", &generated)] {
+        let checks = router.checks();
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(checks.check_arguments(&tool, Some(&mut map), v).is_none()))
+        });
+    }
     g.finish();
 }
 

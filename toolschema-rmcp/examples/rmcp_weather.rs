@@ -5,6 +5,14 @@
 //! `get_alerts`, whose schemas are written by hand. The only lines that differ from a
 //! plain rmcp server are marked `toolschema:`.
 //!
+//! `get_forecast` has a validator generated at build time (`#[toolschema_macros::validator]`)
+//! from `examples/schemas/forecast_args.json`, the input schema rmcp publishes for
+//! `ForecastArgs`: a call it accepts runs without the engine's evaluation; a call it
+//! refuses gets the engine's errors, as without it. The test at the end of this file
+//! (`cargo test -p toolschema-rmcp --example rmcp_weather`) fails when `ForecastArgs`
+//! changes and the file does not (`TOOLSCHEMA_WRITE_SCHEMAS=1` writes it again); a file that
+//! drifted anyway is reported at start-up and the engine decides, never a stale verdict.
+//!
 //! `get_forecast` for the city "Mercury" has a bug on purpose: it reports 430 °C, which
 //! its own output schema (at most 60) forbids, so the client gets an `isError` result
 //! instead of the bad value. With `WEATHER_CALL_LOG=FILE`, each handler run appends the
@@ -56,6 +64,10 @@ struct Forecast {
     days: Vec<Day>,
 }
 
+// toolschema: the generated validator of get_forecast's input schema.
+#[toolschema_macros::validator(path = "examples/schemas/forecast_args.json")]
+struct ForecastArgsValidator;
+
 #[derive(Clone)]
 struct Weather {
     tool_router: ValidatedRouter<Self>, // toolschema: was `ToolRouter<Self>`
@@ -78,9 +90,13 @@ impl Weather {
     fn new() -> Self {
         let mut router = Self::tool_router();
         router.add_route(alerts_route());
-        Self {
-            tool_router: ValidatedRouter::new(router), // toolschema: was `router`
+        // toolschema: was `tool_router: router`
+        let tool_router =
+            ValidatedRouter::new(router).with_generated::<ForecastArgsValidator>("get_forecast");
+        for problem in tool_router.problems() {
+            eprintln!("toolschema: {problem}");
         }
+        Self { tool_router }
     }
 
     #[tool(description = "The forecast of a city for the next days")]
@@ -154,4 +170,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Weather::new().serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_file_is_forecast_args_published_schema() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/schemas/forecast_args.json"
+        );
+        toolschema_rmcp::testing::check_input_schema_file::<ForecastArgs>(file).unwrap();
+        // So the generated validator decides get_forecast's calls.
+        assert!(Weather::new().tool_router.problems().is_empty());
+    }
 }

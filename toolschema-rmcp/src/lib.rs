@@ -51,6 +51,12 @@
 //! Servers that write `call_tool` by hand use [`ToolChecks::call`]; tests call a router
 //! through the checks without a transport with [`testing::Client`].
 //!
+//! A tool whose input schema is known at build time can have its calls accepted by a
+//! validator generated from that schema (`#[toolschema_macros::validator]`), given with
+//! [`ValidatedRouter::with_generated`]; it decides only while its schema is the one the
+//! tool publishes, and [`testing::check_input_schema_file`] keeps a checked-in schema file
+//! equal to a parameter type.
+//!
 //! # rmcp versions
 //!
 //! This release depends on rmcp `=3.11.0`, pinned exactly: the router and model types it
@@ -67,11 +73,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
-use toolschema::Options;
 use toolschema::mcp::contract::{
     CheckedTool, Refusal, SchemaProblem, Violations, check_argument_map, check_result_parts,
     refuse_arguments, refuse_result,
 };
+use toolschema::{GeneratedValidator, Options};
 
 pub use toolschema::mcp::ProtocolVersion;
 pub use toolschema::mcp::contract::{NamePolicy, OutputPolicy};
@@ -136,6 +142,22 @@ struct Compiled {
     input: Arc<JsonObject>,
     output: Option<Arc<JsonObject>>,
     tool: Option<CheckedTool>,
+    /// The verdict of the tool's generated validator, when it stands for this input
+    /// schema and these options.
+    generated: Option<Verdict>,
+    /// Why the tool's generated validator does not decide.
+    generated_problem: Option<SchemaProblem>,
+}
+
+/// A generated validator's `is_valid`.
+type Verdict = fn(&Value) -> bool;
+
+/// A generated validator given to a tool ([`ToolChecks::with_generated`]).
+#[derive(Clone, Copy)]
+struct Generated {
+    type_name: &'static str,
+    is_valid: Verdict,
+    mismatch: fn(&Value, &Options) -> Option<String>,
 }
 
 /// The checks of a set of tools: their compiled schemas (compiled once, and again when a
@@ -146,6 +168,7 @@ pub struct ToolChecks {
     options: Options,
     names: NamePolicy,
     on_bad_output: OutputPolicy,
+    generated: HashMap<String, Generated>,
     compiled: RwLock<HashMap<String, Arc<Compiled>>>,
 }
 
@@ -161,6 +184,7 @@ impl Clone for ToolChecks {
             options: self.options.clone(),
             names: self.names,
             on_bad_output: self.on_bad_output,
+            generated: self.generated.clone(),
             compiled: RwLock::new(read(&self.compiled).clone()),
         }
     }
@@ -171,6 +195,14 @@ impl std::fmt::Debug for ToolChecks {
         f.debug_struct("ToolChecks")
             .field("names", &self.names)
             .field("on_bad_output", &self.on_bad_output)
+            .field(
+                "generated",
+                &self
+                    .generated
+                    .iter()
+                    .map(|(tool, g)| (tool.as_str(), g.type_name))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
+            )
             .field("compiled", &read(&self.compiled).len())
             .finish()
     }
@@ -192,6 +224,7 @@ impl ToolChecks {
             options: Options::new(),
             names: NamePolicy::Warn,
             on_bad_output: OutputPolicy::ErrorResult,
+            generated: HashMap::new(),
             compiled: RwLock::new(HashMap::new()),
         }
     }
@@ -215,6 +248,84 @@ impl ToolChecks {
     pub fn with_output_policy(mut self, policy: OutputPolicy) -> ToolChecks {
         self.on_bad_output = policy;
         self
+    }
+
+    /// Gives `tool` a validator generated at build time (`#[toolschema_macros::validator]`
+    /// or `toolschema-codegen`) for its input schema: a call its generated code accepts
+    /// passes without the engine's evaluation; one it does not accept is checked by the
+    /// engine, whose errors make the refusal (the same refusal as without it).
+    ///
+    /// The generated validator decides only when it stands for the tool as listed: its
+    /// schema is the tool's `inputSchema` (compared as JSON values) and it was generated
+    /// with the options these checks compile with, in every setting that can change a
+    /// verdict ([`GeneratedValidator::mismatch`]). Otherwise the engine decides, as if
+    /// no validator were given, and [`prepare`](Self::prepare) (and
+    /// [`ValidatedRouter::problems`]) report why, as they report a validator given to a
+    /// tool that is not listed. The attribute takes the schema inline (below) or from a
+    /// checked-in file (`path = ...`), which [`testing::check_input_schema_file`] keeps
+    /// equal to the schema rmcp derives from a parameter type:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolschema_rmcp::ToolChecks;
+    ///
+    /// #[toolschema_macros::validator(schema = r#"{"type": "object", "properties": {"n": {"type": "integer"}}}"#)]
+    /// struct DigitArgs;
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// let tool = rmcp::model::Tool::new("digit", "A digit", Arc::new(schema.as_object().unwrap().clone()));
+    /// let checks = ToolChecks::new().with_generated::<DigitArgs>("digit");
+    /// assert!(checks.prepare([&tool]).is_empty());
+    /// // Asserting formats changes verdicts: this validator was generated without.
+    /// let checks = checks.with_options(toolschema::Options::new().assert_formats(true));
+    /// assert_eq!(checks.prepare([&tool]).len(), 1);
+    /// ```
+    pub fn with_generated<V: GeneratedValidator>(mut self, tool: impl Into<String>) -> ToolChecks {
+        self.add_generated::<V>(tool.into());
+        self
+    }
+
+    fn add_generated<V: GeneratedValidator>(&mut self, tool: String) {
+        write(&self.compiled).remove(&tool);
+        self.generated.insert(
+            tool,
+            Generated {
+                type_name: std::any::type_name::<V>(),
+                is_valid: V::is_valid,
+                mismatch: V::mismatch,
+            },
+        );
+    }
+
+    /// Whether `tool`'s generated validator decides, or why not.
+    fn generated_for(
+        &self,
+        tool: &rmcp::model::Tool,
+        checked: Option<&CheckedTool>,
+    ) -> (Option<Verdict>, Option<SchemaProblem>) {
+        let Some(g) = self.generated.get(tool.name.as_ref()) else {
+            return (None, None);
+        };
+        // (A refused tool or a schema that does not compile is reported as such, and
+        // nothing decides its calls.)
+        if checked.and_then(CheckedTool::input_schema).is_none() {
+            return (None, None);
+        }
+        let published = Value::Object((*tool.input_schema).clone());
+        match (g.mismatch)(&published, &self.options) {
+            None => (Some(g.is_valid), None),
+            Some(why) => (
+                None,
+                Some(SchemaProblem {
+                    tool: tool.name.to_string(),
+                    location: "/inputSchema".into(),
+                    reason: format!(
+                        "the generated validator {} does not stand for it ({why}); the runtime engine decides",
+                        g.type_name
+                    ),
+                }),
+            ),
+        }
     }
 
     /// The compiled form of `tool`, compiling it when it is new or its schemas changed
@@ -245,17 +356,25 @@ impl ToolChecks {
                 None
             }
         };
+        let (generated, generated_problem) = self.generated_for(tool, checked.as_ref());
+        if let Some(p) = &generated_problem {
+            tracing::error!("toolschema: {p}");
+        }
         let c = Arc::new(Compiled {
             input: tool.input_schema.clone(),
             output: tool.output_schema.clone(),
             tool: checked,
+            generated,
+            generated_problem,
         });
         write(&self.compiled).insert(tool.name.to_string(), c.clone());
         c
     }
 
     /// Compiles `tools` now, so schema problems are reported at start-up rather than on
-    /// the first call, and forgets tools not among them. Answers every problem found.
+    /// the first call, and forgets tools not among them. Answers every problem found,
+    /// including generated validators that do not decide (see
+    /// [`with_generated`](Self::with_generated)).
     pub fn prepare<'t>(
         &self,
         tools: impl IntoIterator<Item = &'t rmcp::model::Tool>,
@@ -264,24 +383,42 @@ impl ToolChecks {
         let mut names = std::collections::HashSet::new();
         for tool in tools {
             names.insert(tool.name.to_string());
-            match &self.compiled(tool).tool {
+            let compiled = self.compiled(tool);
+            match &compiled.tool {
                 Some(t) => problems.extend(t.problems().iter().cloned()),
                 None => {
                     problems.extend(checked_tool(tool, &self.options, NamePolicy::Refuse).err())
                 }
             }
+            problems.extend(compiled.generated_problem.clone());
         }
         write(&self.compiled).retain(|name, _| names.contains(name));
+        let mut unlisted: Vec<(&String, &Generated)> = self
+            .generated
+            .iter()
+            .filter(|(name, _)| !names.contains(*name))
+            .collect();
+        unlisted.sort_by_key(|(name, _)| *name);
+        problems.extend(unlisted.into_iter().map(|(name, g)| SchemaProblem {
+            tool: name.clone(),
+            location: "/inputSchema".into(),
+            reason: format!(
+                "the generated validator {} is given for a tool that is not listed",
+                g.type_name
+            ),
+        }));
         problems
     }
 
     /// Checks the arguments of a call to `tool` at `version`, in place (they are not
     /// copied): `None` when the handler may run, else the answer the client gets instead
-    /// (an `isError` result from 2025-11-25 on, a JSON-RPC `-32602` error before).
+    /// (an `isError` result from 2025-11-25 on, a JSON-RPC `-32602` error before). With a
+    /// generated validator that decides ([`with_generated`](Self::with_generated)), its
+    /// code accepts; what it does not accept the engine checks and explains.
     pub fn check_arguments(
         &self,
         tool: &rmcp::model::Tool,
-        arguments: Option<&mut JsonObject>,
+        mut arguments: Option<&mut JsonObject>,
         version: ProtocolVersion,
     ) -> Option<Result<CallToolResponse, ErrorData>> {
         let compiled = self.compiled(tool);
@@ -295,6 +432,11 @@ impl ToolChecks {
             )));
         };
         let schema = checked.input_schema()?;
+        if let Some(is_valid) = compiled.generated
+            && generated_accepts(is_valid, arguments.as_deref_mut())
+        {
+            return None;
+        }
         let v = check_argument_map(schema, checked.name(), arguments).err()?;
         report(&v);
         Some(into_rmcp(refuse_arguments(&v, version)))
@@ -373,6 +515,20 @@ impl ToolChecks {
         let response = handler(request).await;
         self.check_response(tool, response, version)
     }
+}
+
+/// Whether a generated validator accepts a call's arguments (absent counts as `{}`), held
+/// in place: the map is moved into a `Value` for the call and back (no copy).
+fn generated_accepts(is_valid: Verdict, arguments: Option<&mut JsonObject>) -> bool {
+    let Some(map) = arguments else {
+        return is_valid(&Value::Object(JsonObject::new()));
+    };
+    let value = Value::Object(std::mem::take(map));
+    let accepted = is_valid(&value);
+    if let Value::Object(back) = value {
+        *map = back;
+    }
+    accepted
 }
 
 /// Reports a violation where rmcp reports: its `tracing` events (never a value).
@@ -469,6 +625,33 @@ impl<S: Send + Sync + 'static> ValidatedRouter<S> {
     pub fn problems(&self) -> Vec<SchemaProblem> {
         let tools = self.router.list_all();
         self.checks.prepare(tools.iter())
+    }
+
+    /// Gives tool `tool` a validator generated at build time, as
+    /// [`ToolChecks::with_generated`] (which says when it decides), compiling now: a
+    /// validator that does not stand for the tool's input schema is reported by
+    /// [`problems`](Self::problems).
+    ///
+    /// ```
+    /// use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+    /// use rmcp::model::CallToolResult;
+    /// use std::sync::Arc;
+    /// use toolschema_rmcp::ValidatedRouter;
+    ///
+    /// #[toolschema_macros::validator(schema = r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}}"#)]
+    /// struct DigitArgs;
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}});
+    /// let tool = rmcp::model::Tool::new("digit", "A digit", Arc::new(schema.as_object().unwrap().clone()));
+    /// let route = ToolRoute::<()>::new_dyn(tool, |_ctx| Box::pin(async { Ok(CallToolResult::success(vec![]).into()) }));
+    /// let router = ValidatedRouter::new(ToolRouter::new().with_route(route))
+    ///     .with_generated::<DigitArgs>("digit");
+    /// assert!(router.problems().is_empty());
+    /// ```
+    pub fn with_generated<V: GeneratedValidator>(mut self, tool: impl Into<String>) -> Self {
+        self.checks.add_generated::<V>(tool.into());
+        self.recompile();
+        self
     }
 
     /// The checks in use.
