@@ -160,6 +160,7 @@ fn main() {
     let mut seen = BTreeSet::new();
     let (mut generated, mut refused, mut duplicates) = (0usize, 0usize, 0usize);
     let mut asserted_generated = 0usize;
+    let mut refused_names = Vec::new();
     for source in &sources {
         let mut asserts = vec![source.asserted_only];
         if !source.asserted_only && source.text.contains("\"format\"") {
@@ -194,7 +195,14 @@ fn main() {
                     generated += 1;
                     asserted_generated += usize::from(asserted);
                 }
-                Err(_) => refused += 1,
+                Err(_) => {
+                    refused += 1;
+                    refused_names.push(format!(
+                        "{}{}",
+                        source.name,
+                        if asserted { " (formats asserted)" } else { "" }
+                    ));
+                }
             }
         }
     }
@@ -204,6 +212,9 @@ fn main() {
          generator, {duplicates} duplicates skipped",
         sources.len()
     );
+    if !refused_names.is_empty() {
+        println!("cargo:warning=refused: {}", refused_names.join(", "));
+    }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let all = format!(
         "{code}\n/// Every generated validator, in the order the build script read the schemas.\n\
