@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 type Raw = Box<serde_json::value::RawValue>;
 
-fn sorted(dir: &Path) -> Vec<PathBuf> {
+/// The entries of `dir`, sorted (none when it cannot be read).
+pub fn sorted(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

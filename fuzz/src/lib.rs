@@ -563,3 +563,157 @@ pub fn boon(schema: &Value, instance: &Value) -> Result<bool, String> {
         .map_err(|e| e.to_string())?;
     Ok(schemas.validate(instance, index).is_ok())
 }
+
+/// Instance mutations and the verdict comparison shared with `toolschema-codegen`'s
+/// seeded run over the official suite (`toolschema-codegen/tests/suite.rs`).
+#[path = "../../toolschema-codegen/tests/support/mutations.rs"]
+pub mod mutations;
+
+/// The validators `build.rs` generated (`toolschema-codegen`) for the bench corpus, the
+/// MCP tool corpus's input schemas and the official suite's 2020-12 schemas.
+#[allow(missing_docs, clippy::all, clippy::pedantic, unused)]
+pub mod generated {
+    use serde_json::Value;
+
+    /// One generated validator and what it was generated from.
+    pub struct Entry {
+        /// Where the schema comes from (below `shared/`).
+        pub name: &'static str,
+        /// The schema's JSON text.
+        pub schema: &'static str,
+        /// Formats and content asserted.
+        pub asserts: bool,
+        /// `Config::draft` (0: the schema's `$schema`).
+        pub draft: u16,
+        /// No subschema left to the engine.
+        pub fully_generated: bool,
+        /// The generated `is_valid`.
+        pub is_valid: fn(&Value) -> bool,
+        /// The generated `validate`.
+        pub validate: fn(&Value) -> Result<(), toolschema::ValidationErrors>,
+        /// Known instances (suite cases, corpus lines) as JSON text.
+        pub instances: &'static [&'static str],
+    }
+
+    include!(concat!(env!("OUT_DIR"), "/generated.rs"));
+}
+
+/// One entry's engine forms and parsed material, compiled once.
+struct Prepared {
+    schema: Value,
+    reference: toolschema::Schema,
+    default: toolschema::Schema,
+    material: mutations::Material,
+    known: Vec<Value>,
+}
+
+fn prepared(index: usize) -> &'static Prepared {
+    use std::sync::OnceLock;
+    static ALL: OnceLock<Vec<OnceLock<Prepared>>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        (0..generated::ENTRIES.len())
+            .map(|_| OnceLock::new())
+            .collect()
+    });
+    all[index].get_or_init(|| {
+        let e = &generated::ENTRIES[index];
+        let schema: Value = serde_json::from_str(e.schema).expect("a generated schema is JSON");
+        let config = toolschema::codegen::Config {
+            assert_formats: e.asserts,
+            assert_content: e.asserts,
+            draft: e.draft,
+        };
+        let compile = |o: toolschema::Options| {
+            o.compile(&schema).unwrap_or_else(|err| {
+                panic!("{}: generated, yet the engine refuses it: {err}", e.name)
+            })
+        };
+        Prepared {
+            reference: compile(config.reference()),
+            default: compile(config.options()),
+            material: mutations::Material::of(&schema),
+            known: e
+                .instances
+                .iter()
+                .filter_map(|t| serde_json::from_str(t).ok())
+                .collect(),
+            schema,
+        }
+    })
+}
+
+/// The `generated` target's check: the first two bytes pick a generated validator; the
+/// third picks the instance's source (the rest of the input as JSON text, or else the rest
+/// as choices over the schema's known instances, their mutations and values sampled from
+/// the schema). The generated `is_valid`, the reference configuration's
+/// (`Options::shortcuts(false)`) and the default configuration's must agree, and the
+/// generated `validate` must be `Ok` exactly when they hold; else it panics with the
+/// schema and the instance as JSON. Returns false when there is no validator to check
+/// (no `shared` folder at build time) or the input is too short.
+pub fn check_generated(data: &[u8]) -> bool {
+    let entries = generated::ENTRIES;
+    let [a, b, mode, rest @ ..] = data else {
+        return false;
+    };
+    if entries.is_empty() {
+        return false;
+    }
+    let index = usize::from(u16::from_le_bytes([*a, *b])) % entries.len();
+    let entry = &entries[index];
+    let p = prepared(index);
+    let instance = match (mode % 8, serde_json::from_slice::<Value>(rest)) {
+        (0, Ok(v)) => v,
+        _ => {
+            let mut choices = mutations::Bytes::new(rest);
+            mutations::instance(&mut choices, &p.schema, &p.material, &p.known)
+        }
+    };
+    let generated = (entry.is_valid)(&instance);
+    let validated = (entry.validate)(&instance);
+    if let Some(why) = mutations::disagreement(
+        generated,
+        Some(validated.is_ok()),
+        &p.reference,
+        &p.default,
+        &instance,
+    ) {
+        panic!(
+            "{why}\nvalidator: {} (formats asserted: {}, draft: {}, fully generated: {})\nschema:   {}\ninstance: {instance}",
+            entry.name, entry.asserts, entry.draft, entry.fully_generated, p.schema
+        );
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    /// The checked-in seeds of `generated`, then a few inputs per generated validator, on
+    /// stable (`cargo test --lib` in `fuzz/`): the oracle without libFuzzer.
+    #[test]
+    fn generated_seeds_and_every_validator_replay() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds/generated");
+        let mut seeds = 0;
+        for entry in std::fs::read_dir(&dir).expect("seeds/generated") {
+            let data = std::fs::read(entry.expect("a seed").path()).expect("a seed file");
+            seeds += usize::from(super::check_generated(&data));
+        }
+        let entries = super::generated::ENTRIES.len();
+        assert!(
+            entries > 0,
+            "no generated validators: is ../../shared there?"
+        );
+        assert!(seeds > 0, "no seed ran");
+        for i in 0..entries {
+            let [lo, hi] = u16::try_from(i).expect("fewer than 65536").to_le_bytes();
+            for k in 0u8..24 {
+                assert!(super::check_generated(&[
+                    lo,
+                    hi,
+                    1 + k % 7,
+                    k,
+                    k.wrapping_mul(37)
+                ]));
+            }
+        }
+    }
+}

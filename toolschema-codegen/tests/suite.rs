@@ -2,13 +2,22 @@
 //! optional folders), generated into code by the build script, run on every case of its
 //! group: the generated verdict must be the suite's and the reference configuration's
 //! (`Options::shortcuts(false)`), the generated `validate` must agree with it both ways,
-//! and the generated `is_valid` must allocate nothing. Prints how many schemas are fully
+//! and the generated `is_valid` must allocate nothing. A seeded run of instances nobody
+//! wrote (the cases mutated, values sampled from the schema: `tests/support/mutations.rs`,
+//! shared with the fuzz target `generated`) checks the generated verdict against the
+//! reference and the default configuration beyond the suite's cases. Prints how many schemas are fully
 //! generated, partly delegated to the engine, or not generated (they need remote
 //! documents).
 
 #[path = "../../tests/support/alloc.rs"]
 #[allow(dead_code)]
 mod alloc;
+#[allow(dead_code)]
+mod support {
+    pub mod mutations;
+}
+
+use support::mutations;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -103,6 +112,18 @@ fn documents() -> Vec<(String, Value)> {
         }
     }
     docs
+}
+
+/// The suite file `name`, read once while the groups of one file follow each other.
+fn cached<'c>(
+    cache: &'c mut Option<(&'static str, Value)>,
+    tests: &Path,
+    name: &'static str,
+) -> &'c Value {
+    if cache.as_ref().is_none_or(|(f, _)| *f != name) {
+        *cache = Some((name, read(&tests.join(name))));
+    }
+    &cache.as_ref().expect("read above").1
 }
 
 fn config(g: &Group) -> toolschema_codegen::Config {
@@ -246,4 +267,79 @@ fn generated_is_valid_allocates_nothing() {
     );
     assert!(checked >= 4700, "only {checked} calls checked");
     assert!(offenders.is_empty(), "allocated:\n{}", offenders.join("\n"));
+}
+
+/// Instances made per generated schema by the seeded mutation run.
+const MUTATIONS_PER_SCHEMA: usize = 100;
+
+#[test]
+fn generated_validators_agree_with_the_engine_on_mutated_instances() {
+    // Instances nobody wrote: the group's cases mutated (a value changed, a property added
+    // or removed, an item added, dropped or repeated, a number moved past a bound...), the
+    // values the schema names, values sampled from the schema. The same seeded choices as
+    // the fuzz target `generated` (`fuzz/`), on stable, for a bounded number of instances.
+    let tests = suite_dir().join("tests");
+    let (mut schemas, mut checked, mut failures) = (0usize, 0usize, Vec::new());
+    let (mut rejected, mut accepted) = (0usize, 0usize);
+    let mut file: Option<(&str, Value)> = None;
+    for (n, g) in generated::GROUPS.iter().enumerate() {
+        let Some((is_valid, _)) = &g.validator else {
+            continue;
+        };
+        let group = &cached(&mut file, &tests, g.file)[g.group];
+        let schema = &group["schema"];
+        let (Ok(reference), Ok(default)) = (
+            config(g).reference().compile(schema),
+            config(g).options().compile(schema),
+        ) else {
+            failures.push(format!(
+                "{} #{}: generated, yet the engine refuses it",
+                g.file, g.group
+            ));
+            continue;
+        };
+        let known: Vec<Value> = group["tests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| t["data"].clone())
+            .collect();
+        let material = mutations::Material::of(schema);
+        let mut rng = mutations::Rng(n as u64);
+        schemas += 1;
+        for _ in 0..MUTATIONS_PER_SCHEMA {
+            let instance = mutations::instance(&mut rng, schema, &material, &known);
+            let generated = is_valid(&instance);
+            checked += 1;
+            if generated {
+                accepted += 1;
+            } else {
+                rejected += 1;
+            }
+            if let Some(why) =
+                mutations::disagreement(generated, None, &reference, &default, &instance)
+            {
+                failures.push(format!(
+                    "{} #{} (draft {}, formats asserted {}): {why}\n  schema:   {schema}\n  instance: {instance}",
+                    g.file, g.group, g.draft, g.asserts
+                ));
+            }
+        }
+    }
+    println!(
+        "mutation run: {checked} instances over {schemas} generated schemas \
+         ({accepted} valid, {rejected} invalid)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(schemas >= 1500, "only {schemas} generated schemas");
+    // Both verdicts occur often: the run is not all one answer.
+    assert!(
+        accepted >= checked / 10 && rejected >= checked / 10,
+        "{accepted} valid, {rejected} invalid"
+    );
 }
