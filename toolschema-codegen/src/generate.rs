@@ -13,12 +13,13 @@ pub struct Coverage {
     pub nodes: usize,
     /// Keywords compiled into code.
     pub generated: usize,
-    /// Assertion keywords the generated code checks by calling the engine's own keyword
-    /// code (`pattern`, `format`, `multipleOf`, `uniqueItems`, `dependentRequired`,
-    /// content, `const`/`enum` of values other than strings): shared rules, no subschema.
+    /// Assertion keywords the generated code checks by calling the engine's own code for
+    /// one value (`pattern`'s matcher, `format`, `multipleOf`, `uniqueItems`,
+    /// `dependentRequired`, content, `const`/`enum` of values other than strings, a bound
+    /// whose digits may parse differently): shared rules, no subschema.
     pub shared: usize,
-    /// Applicator keywords whose subschemas the engine evaluates (`patternProperties`,
-    /// `propertyNames`, `dependentSchemas`, `contains`).
+    /// Applicator keywords whose subschemas the engine evaluates: `propertyNames` whose
+    /// subschema is more than string assertions.
     pub delegated_keywords: usize,
     /// Nodes the engine evaluates whole (`unevaluatedProperties`/`unevaluatedItems`).
     pub delegated_nodes: usize,
@@ -103,11 +104,20 @@ fn children(node: &NodePlan) -> Vec<u32> {
     let mut out = Vec::new();
     for (_, step) in &node.keywords {
         match step {
-            Step::Properties(p) => out.extend(p.iter().map(|(_, n)| *n)),
-            Step::Additional { properties, node } => {
+            Step::Properties(p) | Step::DependentSchemas(p) => {
+                out.extend(p.iter().map(|(_, n)| *n))
+            }
+            Step::PatternProperties(p) => out.extend(p.iter().map(|(_, n)| *n)),
+            Step::Additional {
+                properties,
+                patterns,
+                node,
+            } => {
                 out.extend(properties.iter().map(|(_, n)| *n));
+                out.extend(patterns.iter().map(|(_, n)| *n));
                 out.extend(node);
             }
+            Step::Contains { node, .. } => out.push(*node),
             Step::PrefixItems(l) | Step::AllOf(l) | Step::AnyOf(l) | Step::OneOf(l) => {
                 out.extend(l)
             }
@@ -128,6 +138,9 @@ fn children(node: &NodePlan) -> Vec<u32> {
             | Step::MaxProperties(_)
             | Step::MinProperties(_)
             | Step::Required(_)
+            | Step::Pattern(_)
+            // (Checked inline on the names, or by the engine: see `name_checks`.)
+            | Step::PropertyNames(_)
             | Step::Engine { .. } => {}
         }
     }
@@ -190,12 +203,9 @@ fn name_match(
         by_len.entry(entry.0.len()).or_default().push(entry);
     }
     let arms = by_len.iter().map(|(len, entries)| {
-        let inner = entries.iter().map(|(name, body)| {
-            let lit = Literal::string(name);
-            quote! { #lit => { #body } }
-        });
+        let inner = same_length(key, entries, &other);
         let len = Literal::usize_unsuffixed(*len);
-        quote! { #len => match #key { #(#inner)* _ => { #other } }, }
+        quote! { #len => { #inner } }
     });
     quote! {
         match #key.len() {
@@ -203,6 +213,223 @@ fn name_match(
             _ => { #other }
         }
     }
+}
+
+/// The match among names of one length: a few compared one after another; more split
+/// first by the byte at the position that tells most of them apart (a byte load and a
+/// jump instead of a string compare per name).
+fn same_length(
+    key: &TokenStream,
+    entries: &[&(String, TokenStream)],
+    other: &TokenStream,
+) -> TokenStream {
+    let len = entries.first().map_or(0, |e| e.0.len());
+    let distinct_at = |i: usize| {
+        let mut bytes: Vec<u8> = entries.iter().map(|e| e.0.as_bytes()[i]).collect();
+        bytes.sort_unstable();
+        bytes.dedup();
+        bytes.len()
+    };
+    let best = (0..len).max_by_key(|&i| (distinct_at(i), std::cmp::Reverse(i)));
+    match best {
+        Some(i) if entries.len() > 3 && distinct_at(i) > 1 => {
+            let mut by_byte: BTreeMap<u8, Vec<&(String, TokenStream)>> = BTreeMap::new();
+            for e in entries {
+                by_byte.entry(e.0.as_bytes()[i]).or_default().push(*e);
+            }
+            let arms = by_byte.iter().map(|(b, sub)| {
+                let inner = same_length(key, sub, other);
+                let b = Literal::u8_suffixed(*b);
+                quote! { Some(#b) => { #inner } }
+            });
+            let i = Literal::usize_unsuffixed(i);
+            quote! {
+                match #key.as_bytes().get(#i) {
+                    #(#arms)*
+                    _ => { #other }
+                }
+            }
+        }
+        _ => {
+            let inner = entries.iter().map(|(name, body)| {
+                let lit = Literal::string(name);
+                quote! { #lit => { #body } }
+            });
+            quote! { match #key { #(#inner)* _ => { #other } } }
+        }
+    }
+}
+
+/// The checks of `node` on a property name `key` (a `&str`), for `propertyNames`, when
+/// the node only asserts on strings (`{"pattern": "^.+$"}`, `{"maxLength": 64}`): `None`
+/// otherwise (the engine then evaluates the keyword).
+fn name_checks(plan: &Plan, node: u32) -> Option<Vec<TokenStream>> {
+    let n = plan.nodes.get(node as usize)?;
+    if n.whole {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (_, step) in &n.keywords {
+        match step {
+            Step::False => out.push(quote! { false }),
+            Step::Type { kinds, .. } => {
+                if !kinds[2] {
+                    out.push(quote! { false });
+                }
+            }
+            Step::Strings(list) => {
+                let lits = list.iter().map(|s| Literal::string(s));
+                out.push(if list.is_empty() {
+                    quote! { false }
+                } else {
+                    quote! { matches!(key, #(#lits)|*) }
+                });
+            }
+            Step::MaxLength(m) => {
+                let m = u64_lit(*m);
+                out.push(quote! { __c::max_length(key, #m) });
+            }
+            Step::MinLength(m) => {
+                let m = u64_lit(*m);
+                out.push(quote! { __c::min_length(key, #m) });
+            }
+            Step::Pattern(p) => {
+                let p = Literal::u32_suffixed(*p);
+                out.push(quote! { __c::pattern(r(), #p, key, st) });
+            }
+            // What a string passes.
+            Step::Bound { .. }
+            | Step::MaxItems(_)
+            | Step::MinItems(_)
+            | Step::MaxProperties(_)
+            | Step::MinProperties(_)
+            | Step::Required(_)
+            | Step::Properties(_)
+            | Step::Additional { .. }
+            | Step::PatternProperties(_)
+            | Step::PropertyNames(_)
+            | Step::DependentSchemas(_)
+            | Step::Contains { .. }
+            | Step::PrefixItems(_)
+            | Step::Items { .. } => {}
+            Step::Engine {
+                delegates: false,
+                only: Some(NUMBER | ARRAY | OBJECT),
+            } => {}
+            Step::Engine { .. }
+            | Step::AllOf(_)
+            | Step::AnyOf(_)
+            | Step::OneOf(_)
+            | Step::Not(_)
+            | Step::If { .. }
+            | Step::Ref(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The object walk of `properties`, `additionalProperties` and `patternProperties` (as
+/// one keyword or alone), with the names of `required` it counts (`fused`, by bit).
+fn object_walk(
+    properties: &[(String, u32)],
+    patterns: &[(u32, u32)],
+    additional: Option<Option<u32>>,
+    fused: &[String],
+) -> TokenStream {
+    let key = quote! { key };
+    let names: Vec<(String, TokenStream)> = properties
+        .iter()
+        .map(|(n, node)| {
+            let f = node_fn(*node);
+            let bit = fused.iter().position(|r| r == n).map(|b| {
+                let b = u64_lit(1u64 << b);
+                quote! { seen |= #b; }
+            });
+            let mark = (!patterns.is_empty() && additional.is_some())
+                .then(|| quote! { matched = true; });
+            (
+                n.clone(),
+                quote! { #bit #mark if !#f(x, st) { return false; } },
+            )
+        })
+        .collect();
+    let additional_check = match additional {
+        Some(Some(n)) => {
+            let f = node_fn(n);
+            quote! { if !#f(x, st) { return false; } }
+        }
+        Some(None) => quote! { return false; },
+        None => quote! {},
+    };
+    let pattern_checks = patterns.iter().map(|(p, n)| {
+        let f = node_fn(*n);
+        let p = Literal::u32_suffixed(*p);
+        let mark = additional.is_some().then(|| quote! { matched = true; });
+        quote! {
+            if __c::pattern_name(r(), #p, key, st) {
+                #mark
+                if !#f(x, st) { return false; }
+            }
+        }
+    });
+    let body = if patterns.is_empty() {
+        // (No pattern: a name not declared is the additional schema's at once.)
+        let m = name_match(&key, &names, additional_check);
+        quote! { #m }
+    } else {
+        let m = name_match(&key, &names, quote! {});
+        let rest = additional.map(|_| quote! { if !matched { #additional_check } });
+        let matched = additional.map(|_| quote! { let mut matched = false; });
+        quote! {
+            #matched
+            #m
+            #(#pattern_checks)*
+            #rest
+        }
+    };
+    let (seen, verdict) = if fused.is_empty() {
+        (quote! {}, quote! { true })
+    } else {
+        let all = u64_lit(if fused.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << fused.len()) - 1
+        });
+        (quote! { let mut seen = 0u64; }, quote! { seen == #all })
+    };
+    quote! {{
+        #seen
+        for (key, x) in o {
+            let key = key.as_str();
+            #body
+        }
+        #verdict
+    }}
+}
+
+/// The names of a node's `required` that its object walk counts instead of looking them
+/// up (declared names, at most 64).
+fn fused_required(node: &NodePlan) -> Vec<String> {
+    let declared: Vec<&str> = node
+        .keywords
+        .iter()
+        .flat_map(|(_, s)| match s {
+            Step::Properties(p) | Step::Additional { properties: p, .. } => p.as_slice(),
+            _ => &[],
+        })
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for (_, s) in &node.keywords {
+        if let Step::Required(names) = s {
+            for n in names {
+                if declared.contains(&n.as_str()) && !out.contains(n) && out.len() < 64 {
+                    out.push(n.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
@@ -232,6 +459,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
             continue;
         }
         let mut a = Arms::default();
+        let fused = fused_required(node);
         for (k, step) in &node.keywords {
             let k_lit = Literal::u32_suffixed(*k);
             let engine = quote! { __c::keyword(r(), #node_lit, #k_lit, v) };
@@ -368,59 +596,105 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     a.object.push((CHEAP, quote! { (o.len() as u64) >= #m }));
                 }
                 Step::Required(names) => {
+                    // (The names the object walk counts are not looked up; an object of
+                    // fewer properties than those names fails at once.)
+                    let mut looked_up = Vec::new();
                     for n in names {
-                        let lit = Literal::string(n);
-                        a.object.push((CHEAP, quote! { o.contains_key(#lit) }));
+                        if !fused.contains(n) && !looked_up.contains(&n) {
+                            looked_up.push(n);
+                            let lit = Literal::string(n);
+                            a.object.push((CHEAP, quote! { o.contains_key(#lit) }));
+                        }
                     }
                 }
                 Step::Properties(props) if props.is_empty() => {}
                 Step::Properties(props) => {
-                    let key = quote! { key };
-                    let names: Vec<(String, TokenStream)> = props
-                        .iter()
-                        .map(|(n, node)| {
-                            let f = node_fn(*node);
-                            (n.clone(), quote! { if !#f(x, st) { return false; } })
-                        })
-                        .collect();
-                    let m = name_match(&key, &names, quote! {});
-                    a.object.push((
-                        APPLIES,
-                        quote! {{
-                            for (key, x) in o {
-                                let key = key.as_str();
-                                #m
-                            }
-                            true
-                        }},
-                    ));
+                    let walk = object_walk(props, &[], None, &fused);
+                    a.object.push((APPLIES, walk));
                 }
-                Step::Additional { properties, node } => {
-                    let key = quote! { key };
-                    let names: Vec<(String, TokenStream)> = properties
-                        .iter()
-                        .map(|(n, node)| {
-                            let f = node_fn(*node);
-                            (n.clone(), quote! { if !#f(x, st) { return false; } })
-                        })
-                        .collect();
-                    let other = match node {
-                        Some(n) => {
-                            let f = node_fn(*n);
-                            quote! { if !#f(x, st) { return false; } }
+                Step::Additional {
+                    properties,
+                    patterns,
+                    node,
+                } => {
+                    let walk = object_walk(properties, patterns, Some(*node), &fused);
+                    a.object.push((APPLIES, walk));
+                }
+                Step::PatternProperties(patterns) => {
+                    let walk = object_walk(&[], patterns, None, &[]);
+                    a.object.push((APPLIES, walk));
+                }
+                Step::Pattern(p) => {
+                    let p = Literal::u32_suffixed(*p);
+                    a.string
+                        .push((SHARED, quote! { __c::pattern(r(), #p, s, st) }));
+                    coverage.generated -= 1;
+                    coverage.shared += 1;
+                    uses_engine = true;
+                }
+                Step::PropertyNames(n) => match name_checks(plan, *n) {
+                    Some(checks) if checks.is_empty() => {}
+                    Some(checks) => {
+                        uses_engine = true;
+                        a.object.push((
+                            APPLIES,
+                            quote! {{
+                                for key in o.keys() {
+                                    let key = key.as_str();
+                                    if !(#( (#checks) )&&*) { return false; }
+                                }
+                                true
+                            }},
+                        ));
+                    }
+                    None => {
+                        uses_engine = true;
+                        coverage.generated -= 1;
+                        coverage.delegated_keywords += 1;
+                        a.object.push((DELEGATED, engine));
+                    }
+                },
+                Step::DependentSchemas(deps) => {
+                    for (name, n) in deps {
+                        let f = node_fn(*n);
+                        let lit = Literal::string(name);
+                        a.object
+                            .push((APPLIES, quote! { (!o.contains_key(#lit) || #f(v, st)) }));
+                    }
+                }
+                // (No item needs to match and any number may: nothing to check.)
+                Step::Contains {
+                    min: 0, max: None, ..
+                } => {}
+                Step::Contains { node, min, max } => {
+                    let f = node_fn(*node);
+                    let min_lit = u64_lit(*min);
+                    let on_match = match max {
+                        Some(m) => {
+                            let m = u64_lit(*m);
+                            quote! { if count > #m { break 'contains false; } }
                         }
-                        None => quote! { return false; },
+                        None => quote! { if count >= #min_lit { break 'contains true; } },
                     };
-                    let m = name_match(&key, &names, other);
-                    a.object.push((
+                    let enough = if *min == 0 {
+                        quote! { true }
+                    } else {
+                        quote! { count >= #min_lit }
+                    };
+                    a.array.push((
                         APPLIES,
-                        quote! {{
-                            for (key, x) in o {
-                                let key = key.as_str();
-                                #m
+                        quote! {
+                            'contains: {
+                                let mut count = 0u64;
+                                for x in a {
+                                    if #f(x, st) {
+                                        count += 1;
+                                        #on_match
+                                    }
+                                }
+                                #enough
                             }
-                            true
-                        }},
+                        },
                     ));
                 }
                 Step::PrefixItems(list) => {
@@ -515,6 +789,10 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                 Step::Engine { .. } => unreachable!("handled above"),
             }
         }
+        if !fused.is_empty() {
+            let count = u64_lit(fused.len() as u64);
+            a.object.push((CHEAP, quote! { (o.len() as u64) >= #count }));
+        }
         fns.push(node_body(&f, a));
     }
     let config_tokens = {
@@ -553,7 +831,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
             use ::toolschema::codegen as __c;
             pub(super) const SCHEMA: &str = #text_lit;
             static FORMS: ::std::sync::OnceLock<__c::Forms> = ::std::sync::OnceLock::new();
-            #[inline(never)]
+            #[inline]
             pub(super) fn forms() -> &'static __c::Forms {
                 FORMS.get_or_init(|| __c::Forms::new(SCHEMA, #config_tokens, (#fp_nodes, #fp_keywords)))
             }
