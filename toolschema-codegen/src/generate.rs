@@ -335,6 +335,7 @@ fn object_walk(
     patterns: &[(u32, u32)],
     additional: Option<Option<u32>>,
     fused: &[String],
+    checked: &[String],
 ) -> TokenStream {
     let key = quote! { key };
     let names: Vec<(String, TokenStream)> = properties
@@ -345,12 +346,11 @@ fn object_walk(
                 let b = u64_lit(1u64 << b);
                 quote! { seen |= #b; }
             });
-            let mark = (!patterns.is_empty() && additional.is_some())
-                .then(|| quote! { matched = true; });
-            (
-                n.clone(),
-                quote! { #bit #mark if !#f(x, st) { return false; } },
-            )
+            let mark =
+                (!patterns.is_empty() && additional.is_some()).then(|| quote! { matched = true; });
+            // (A name checked before the walk is only matched here.)
+            let call = (!checked.contains(n)).then(|| quote! { if !#f(x, st) { return false; } });
+            (n.clone(), quote! { #bit #mark #call })
         })
         .collect();
     let additional_check = match additional {
@@ -407,6 +407,45 @@ fn object_walk(
     }}
 }
 
+/// The nodes that are branches of an `anyOf`/`oneOf` (or a reference's target from one):
+/// most of their instances fail them, and a discriminating property tells at once.
+fn branches(plan: &Plan, nodes: &[u32]) -> Vec<bool> {
+    let mut out = vec![false; plan.nodes.len()];
+    for &id in nodes {
+        for (_, step) in &plan.nodes[id as usize].keywords {
+            if let Step::AnyOf(list) | Step::OneOf(list) = step {
+                for &b in list {
+                    out[b as usize] = true;
+                    for (_, s) in &plan.nodes[b as usize].keywords {
+                        if let Step::Ref(t) = s {
+                            out[*t as usize] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `node` only compares a value with constants, one of them an `enum`/`const` of
+/// strings (a discriminator such as `{"enum": ["Point"]}`).
+fn discriminator(plan: &Plan, node: u32) -> bool {
+    let Some(n) = plan.nodes.get(node as usize) else {
+        return false;
+    };
+    !n.whole
+        && n.keywords
+            .iter()
+            .any(|(_, s)| matches!(s, Step::Strings(_)))
+        && n.keywords.iter().all(|(_, s)| {
+            matches!(
+                s,
+                Step::Type { .. } | Step::Strings(_) | Step::MaxLength(_) | Step::MinLength(_)
+            )
+        })
+}
+
 /// The names of a node's `required` that its object walk counts instead of looking them
 /// up (declared names, at most 64).
 fn fused_required(node: &NodePlan) -> Vec<String> {
@@ -442,6 +481,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
     };
     let mut uses_engine = false;
     let mut fns = Vec::new();
+    let is_branch = branches(plan, &nodes);
     for &id in &nodes {
         let node = &plan.nodes[id as usize];
         coverage.nodes += 1;
@@ -460,6 +500,26 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
         }
         let mut a = Arms::default();
         let fused = fused_required(node);
+        // (A branch of `anyOf`/`oneOf` checks its discriminating properties first, by
+        // lookup, so that a branch the instance is not of fails before its walk.)
+        let mut checked: Vec<String> = Vec::new();
+        if is_branch[id as usize] {
+            for (_, s) in &node.keywords {
+                if let Step::Properties(p) | Step::Additional { properties: p, .. } = s {
+                    for (name, n) in p {
+                        if discriminator(plan, *n) {
+                            let f = node_fn(*n);
+                            let lit = Literal::string(name);
+                            a.object.push((
+                                SHARED,
+                                quote! { match o.get(#lit) { Some(x) => #f(x, st), None => true } },
+                            ));
+                            checked.push(name.clone());
+                        }
+                    }
+                }
+            }
+        }
         for (k, step) in &node.keywords {
             let k_lit = Literal::u32_suffixed(*k);
             let engine = quote! { __c::keyword(r(), #node_lit, #k_lit, v) };
@@ -609,7 +669,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                 }
                 Step::Properties(props) if props.is_empty() => {}
                 Step::Properties(props) => {
-                    let walk = object_walk(props, &[], None, &fused);
+                    let walk = object_walk(props, &[], None, &fused, &checked);
                     a.object.push((APPLIES, walk));
                 }
                 Step::Additional {
@@ -617,11 +677,11 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     patterns,
                     node,
                 } => {
-                    let walk = object_walk(properties, patterns, Some(*node), &fused);
+                    let walk = object_walk(properties, patterns, Some(*node), &fused, &checked);
                     a.object.push((APPLIES, walk));
                 }
                 Step::PatternProperties(patterns) => {
-                    let walk = object_walk(&[], patterns, None, &[]);
+                    let walk = object_walk(&[], patterns, None, &[], &[]);
                     a.object.push((APPLIES, walk));
                 }
                 Step::Pattern(p) => {
@@ -791,7 +851,8 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
         }
         if !fused.is_empty() {
             let count = u64_lit(fused.len() as u64);
-            a.object.push((CHEAP, quote! { (o.len() as u64) >= #count }));
+            a.object
+                .push((CHEAP, quote! { (o.len() as u64) >= #count }));
         }
         fns.push(node_body(&f, a));
     }
