@@ -90,6 +90,8 @@ pub enum Step {
         /// The limit as an exact `f64`.
         float: Option<f64>,
     },
+    /// `const` or `enum` of other values: the engine's equality decides ([`keyword`]).
+    Equals,
     /// `maxLength`.
     MaxLength(u64),
     /// `minLength`.
@@ -167,7 +169,7 @@ pub enum Step {
     /// `$ref` (or a `$dynamicRef` that resolves statically).
     Ref(u32),
     /// A keyword the engine evaluates ([`keyword`]): `format`, `multipleOf`,
-    /// `uniqueItems`, `dependentRequired`, content, `const`/`enum` of other values, a
+    /// `uniqueItems`, `dependentRequired`, content, a
     /// bound whose digits may parse differently (the engine's own rules, shared), and a
     /// `$dynamicRef` that reads the dynamic scope (`delegates` is true).
     Engine {
@@ -284,11 +286,11 @@ fn plan_of(c: &Compiled) -> Plan {
                 Keyword::Type(set) => type_step(set),
                 Keyword::Const(i) => match &c.values[i.index()] {
                     Value::String(s) => Step::Strings(vec![s.clone()]),
-                    _ => engine(false),
+                    _ => Step::Equals,
                 },
                 Keyword::Enum(span) => match strings_of(&c.values[span.range()]) {
                     Some(all) => Step::Strings(all),
-                    None => engine(false),
+                    None => Step::Equals,
                 },
                 Keyword::Maximum(i)
                 | Keyword::ExclusiveMaximum(i)

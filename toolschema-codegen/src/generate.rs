@@ -138,6 +138,7 @@ fn children(node: &NodePlan) -> Vec<u32> {
             | Step::MaxProperties(_)
             | Step::MinProperties(_)
             | Step::Required(_)
+            | Step::Equals
             | Step::Pattern(_)
             // (Checked inline on the names, or by the engine: see `name_checks`.)
             | Step::PropertyNames(_)
@@ -317,6 +318,7 @@ fn name_checks(plan: &Plan, node: u32) -> Option<Vec<TokenStream>> {
                 only: Some(NUMBER | ARRAY | OBJECT),
             } => {}
             Step::Engine { .. }
+            | Step::Equals
             | Step::AllOf(_)
             | Step::AnyOf(_)
             | Step::OneOf(_)
@@ -429,7 +431,7 @@ fn branches(plan: &Plan, nodes: &[u32]) -> Vec<bool> {
 }
 
 /// Whether `node` only compares a value with constants, one of them an `enum`/`const` of
-/// strings (a discriminator such as `{"enum": ["Point"]}`).
+/// `const`/`enum` (a discriminator such as `{"enum": ["Point"]}` or `{"const": 3}`).
 fn discriminator(plan: &Plan, node: u32) -> bool {
     let Some(n) = plan.nodes.get(node as usize) else {
         return false;
@@ -437,11 +439,16 @@ fn discriminator(plan: &Plan, node: u32) -> bool {
     !n.whole
         && n.keywords
             .iter()
-            .any(|(_, s)| matches!(s, Step::Strings(_)))
+            .any(|(_, s)| matches!(s, Step::Strings(_) | Step::Equals))
         && n.keywords.iter().all(|(_, s)| {
             matches!(
                 s,
-                Step::Type { .. } | Step::Strings(_) | Step::MaxLength(_) | Step::MinLength(_)
+                Step::Type { .. }
+                    | Step::Strings(_)
+                    | Step::Equals
+                    | Step::MaxLength(_)
+                    | Step::MinLength(_)
+                    | Step::Bound { .. }
             )
         })
 }
@@ -683,6 +690,12 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                 Step::PatternProperties(patterns) => {
                     let walk = object_walk(&[], patterns, None, &[], &[]);
                     a.object.push((APPLIES, walk));
+                }
+                Step::Equals => {
+                    uses_engine = true;
+                    coverage.generated -= 1;
+                    coverage.shared += 1;
+                    a.any.push((SHARED, engine));
                 }
                 Step::Pattern(p) => {
                     let p = Literal::u32_suffixed(*p);
