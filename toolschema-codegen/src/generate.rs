@@ -203,10 +203,17 @@ fn name_match(
     for entry in names {
         by_len.entry(entry.0.len()).or_default().push(entry);
     }
+    // (Within a length, the key as an array of that length: its compares with the names
+    // are then loads of known size, not calls of `memcmp`.)
     let arms = by_len.iter().map(|(len, entries)| {
-        let inner = same_length(key, entries, &other);
+        let bytes = quote! { kb };
+        let inner = same_length(&bytes, entries, &other);
         let len = Literal::usize_unsuffixed(*len);
-        quote! { #len => { #inner } }
+        quote! {
+            #len => {
+                if let Ok(kb) = <&[u8; #len]>::try_from(#key.as_bytes()) { #inner } else { #other }
+            }
+        }
     });
     quote! {
         match #key.len() {
@@ -216,9 +223,9 @@ fn name_match(
     }
 }
 
-/// The match among names of one length: a few compared one after another; more split
-/// first by the byte at the position that tells most of them apart (a byte load and a
-/// jump instead of a string compare per name).
+/// The match among names of one length (`key`: the name as a `&[u8; len]`): a few
+/// compared one after another; more split first by the byte at the position that tells
+/// most of them apart (a byte load and a jump instead of a compare per name).
 fn same_length(
     key: &TokenStream,
     entries: &[&(String, TokenStream)],
@@ -241,11 +248,11 @@ fn same_length(
             let arms = by_byte.iter().map(|(b, sub)| {
                 let inner = same_length(key, sub, other);
                 let b = Literal::u8_suffixed(*b);
-                quote! { Some(#b) => { #inner } }
+                quote! { #b => { #inner } }
             });
             let i = Literal::usize_unsuffixed(i);
             quote! {
-                match #key.as_bytes().get(#i) {
+                match #key[#i] {
                     #(#arms)*
                     _ => { #other }
                 }
@@ -253,12 +260,25 @@ fn same_length(
         }
         _ => {
             let inner = entries.iter().map(|(name, body)| {
-                let lit = Literal::string(name);
+                let lit = Literal::byte_string(name.as_bytes());
                 quote! { #lit => { #body } }
             });
             quote! { match #key { #(#inner)* _ => { #other } } }
         }
     }
+}
+
+/// Whether the string `s` is one of `list` (`enum: []` admits nothing), matched as the
+/// names of a walk are.
+fn one_of_strings(s: &TokenStream, list: &[String]) -> TokenStream {
+    let mut names: Vec<(String, TokenStream)> = Vec::new();
+    for n in list {
+        if !names.iter().any(|(m, _)| m == n) {
+            names.push((n.clone(), quote! { true }));
+        }
+    }
+    let m = name_match(&quote! { value }, &names, quote! { false });
+    quote! {{ let value: &str = #s; #m }}
 }
 
 /// The checks of `node` on a property name `key` (a `&str`), for `propertyNames`, when
@@ -278,14 +298,7 @@ fn name_checks(plan: &Plan, node: u32) -> Option<Vec<TokenStream>> {
                     out.push(quote! { false });
                 }
             }
-            Step::Strings(list) => {
-                let lits = list.iter().map(|s| Literal::string(s));
-                out.push(if list.is_empty() {
-                    quote! { false }
-                } else {
-                    quote! { matches!(key, #(#lits)|*) }
-                });
-            }
+            Step::Strings(list) => out.push(one_of_strings(&quote! { key }, list)),
             Step::MaxLength(m) => {
                 let m = u64_lit(*m);
                 out.push(quote! { __c::max_length(key, #m) });
@@ -581,14 +594,8 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     }
                 }
                 Step::Strings(list) => {
-                    let lits = list.iter().map(|s| Literal::string(s));
-                    if list.is_empty() {
-                        // (`enum: []` admits nothing.)
-                        a.string.push((CHEAP, quote! { false }));
-                    } else {
-                        a.string
-                            .push((CHEAP, quote! { matches!(s.as_str(), #(#lits)|*) }));
-                    }
+                    a.string
+                        .push((CHEAP, one_of_strings(&quote! { s.as_str() }, list)));
                     for arm in [
                         &mut a.null,
                         &mut a.boolean,
