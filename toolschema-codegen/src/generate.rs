@@ -422,18 +422,44 @@ fn object_walk(
     }}
 }
 
-/// The nodes that are branches of an `anyOf`/`oneOf` (or a reference's target from one):
-/// most of their instances fail them, and a discriminating property tells at once.
-fn branches(plan: &Plan, nodes: &[u32]) -> Vec<bool> {
-    let mut out = vec![false; plan.nodes.len()];
+/// The discriminating properties of the branches of each `anyOf`/`oneOf` (a branch, or a
+/// reference's target from one): a name whose schema is a [`discriminator`] in two
+/// branches or more of the same list tags them (`{"type": {"const": "Point"}}` beside
+/// `{"type": {"const": "LineString"}}`). Most instances fail most branches, and the tag
+/// tells at once, before the branch walks the instance's other properties.
+fn branch_tags(plan: &Plan, nodes: &[u32]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new(); plan.nodes.len()];
+    // (A branch that only refers: its target's properties.)
+    let target = |b: u32| -> u32 {
+        let keywords = &plan.nodes[b as usize].keywords;
+        match keywords.as_slice() {
+            [(_, Step::Ref(t))] => *t,
+            _ => b,
+        }
+    };
+    let tags_of = |b: u32| -> Vec<String> {
+        let mut names = Vec::new();
+        for (_, s) in &plan.nodes[b as usize].keywords {
+            if let Step::Properties(p) | Step::Additional { properties: p, .. } = s {
+                for (name, n) in p {
+                    if discriminator(plan, *n) {
+                        names.push(name.clone());
+                    }
+                }
+            }
+        }
+        names
+    };
     for &id in nodes {
         for (_, step) in &plan.nodes[id as usize].keywords {
             if let Step::AnyOf(list) | Step::OneOf(list) = step {
-                for &b in list {
-                    out[b as usize] = true;
-                    for (_, s) in &plan.nodes[b as usize].keywords {
-                        if let Step::Ref(t) = s {
-                            out[*t as usize] = true;
+                let targets: Vec<u32> = list.iter().map(|&b| target(b)).collect();
+                let names: Vec<Vec<String>> = targets.iter().map(|&t| tags_of(t)).collect();
+                for (t, own) in targets.iter().zip(&names) {
+                    for name in own {
+                        let shared = names.iter().filter(|n| n.contains(name)).count();
+                        if shared >= 2 && !out[*t as usize].contains(name) {
+                            out[*t as usize].push(name.clone());
                         }
                     }
                 }
@@ -443,8 +469,8 @@ fn branches(plan: &Plan, nodes: &[u32]) -> Vec<bool> {
     out
 }
 
-/// Whether `node` only compares a value with constants, one of them an `enum`/`const` of
-/// `const`/`enum` (a discriminator such as `{"enum": ["Point"]}` or `{"const": 3}`).
+/// Whether `node` only compares a value with constants, one of them a `const`/`enum` (a
+/// discriminator such as `{"enum": ["Point"]}` or `{"const": 3}`).
 fn discriminator(plan: &Plan, node: u32) -> bool {
     let Some(n) = plan.nodes.get(node as usize) else {
         return false;
@@ -501,7 +527,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
     };
     let mut uses_engine = false;
     let mut fns = Vec::new();
-    let is_branch = branches(plan, &nodes);
+    let tags = branch_tags(plan, &nodes);
     for &id in &nodes {
         let node = &plan.nodes[id as usize];
         coverage.nodes += 1;
@@ -520,14 +546,14 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
         }
         let mut a = Arms::default();
         let fused = fused_required(node);
-        // (A branch of `anyOf`/`oneOf` checks its discriminating properties first, by
-        // lookup, so that a branch the instance is not of fails before its walk.)
+        // (A branch of `anyOf`/`oneOf` checks its tags first, by lookup, so that a branch
+        // the instance is not of fails before its walk: see `branch_tags`.)
         let mut checked: Vec<String> = Vec::new();
-        if is_branch[id as usize] {
+        if !tags[id as usize].is_empty() {
             for (_, s) in &node.keywords {
                 if let Step::Properties(p) | Step::Additional { properties: p, .. } = s {
                     for (name, n) in p {
-                        if discriminator(plan, *n) {
+                        if tags[id as usize].contains(name) {
                             let f = node_fn(*n);
                             let lit = Literal::string(name);
                             a.object.push((
