@@ -92,6 +92,9 @@ pub enum Step {
     },
     /// `const` or `enum` of other values: the engine's equality decides ([`keyword`]).
     Equals,
+    /// `multipleOf` (number instances): the divisor's index in the compiled form's limits,
+    /// decided by the engine's rule ([`multiple_of`]).
+    MultipleOf(u32),
     /// `maxLength`.
     MaxLength(u64),
     /// `minLength`.
@@ -168,8 +171,7 @@ pub enum Step {
     },
     /// `$ref` (or a `$dynamicRef` that resolves statically).
     Ref(u32),
-    /// A keyword the engine evaluates ([`keyword`]): `format`, `multipleOf`,
-    /// `uniqueItems`, `dependentRequired`, content, a
+    /// A keyword the engine evaluates ([`keyword`]): `format`, `uniqueItems`, `dependentRequired`, content, a
     /// bound whose digits may parse differently (the engine's own rules, shared), and a
     /// `$dynamicRef` that reads the dynamic scope (`delegates` is true).
     Engine {
@@ -381,7 +383,7 @@ fn plan_of(c: &Compiled) -> Plan {
                         engine(true)
                     }
                 }
-                Keyword::MultipleOf(_) => engine_on(false, NUMBER),
+                Keyword::MultipleOf(i) => Step::MultipleOf(i.index() as u32),
                 Keyword::Content(_) => engine_on(false, STRING),
                 // (`format` checks strings and numbers.)
                 Keyword::Format(_) => engine(false),
@@ -597,6 +599,16 @@ pub fn pattern_name(schema: &crate::Schema, p: u32, key: &str, st: &mut Steps) -
     let meter = StepMeter(std::cell::Cell::new(st.0));
     let outcome = pat.find_in(key, &meter);
     matched(outcome, meter, st)
+}
+
+/// `multipleOf`: whether the number `n` is a multiple of divisor `i` of `schema` (the
+/// reference form), by the engine's rule. `false` for an index the form does not have.
+#[inline]
+pub fn multiple_of(schema: &crate::Schema, i: u32, n: &Number) -> bool {
+    match schema.compiled.limits.get(i as usize) {
+        Some(m) => crate::json::is_multiple_of_decimal(n, &m.number, m.decimal),
+        None => false,
+    }
 }
 
 /// The step budget of a generated call: one step per reference followed (the only way a

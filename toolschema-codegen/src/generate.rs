@@ -139,6 +139,7 @@ fn children(node: &NodePlan) -> Vec<u32> {
             | Step::MinProperties(_)
             | Step::Required(_)
             | Step::Equals
+            | Step::MultipleOf(_)
             | Step::Pattern(_)
             // (Checked inline on the names, or by the engine: see `name_checks`.)
             | Step::PropertyNames(_)
@@ -313,6 +314,7 @@ fn name_checks(plan: &Plan, node: u32) -> Option<Vec<TokenStream>> {
             }
             // What a string passes.
             Step::Bound { .. }
+            | Step::MultipleOf(_)
             | Step::MaxItems(_)
             | Step::MinItems(_)
             | Step::MaxProperties(_)
@@ -723,6 +725,14 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                 Step::PatternProperties(patterns) => {
                     let walk = object_walk(&[], patterns, None, &[], &[]);
                     a.object.push((APPLIES, walk));
+                }
+                Step::MultipleOf(i) => {
+                    let i = Literal::u32_suffixed(*i);
+                    uses_engine = true;
+                    coverage.generated -= 1;
+                    coverage.shared += 1;
+                    a.number
+                        .push((SHARED, quote! { __c::multiple_of(r(), #i, n) }));
                 }
                 Step::Equals => {
                     uses_engine = true;

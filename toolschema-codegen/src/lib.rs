@@ -28,10 +28,16 @@
 //! `propertyNames`) are the engine's: the generated code calls its matcher for pattern
 //! number *i* of the same compiled form (compiled again from the embedded schema, once, at
 //! the first call that needs it), and the subschemas of the properties a pattern matches
-//! are generated functions. Other keywords with no code of their own call the engine's
-//! code for that keyword by its index: `format`, `multipleOf`, `uniqueItems`,
-//! `dependentRequired`, content, `const`/`enum` of values other than strings. These are
-//! shared rules, not delegation: the engine checks the one value, no subschema.
+//! are generated functions. `multipleOf` calls the engine's rule with the divisor as the
+//! engine parsed it. Other keywords with no code of their own call the engine's code for
+//! that keyword by its index: `format`, `uniqueItems`, `dependentRequired`, content,
+//! `const`/`enum` of values other than strings. These are shared rules, not delegation:
+//! the engine checks the one value, no subschema.
+//!
+//! An `anyOf`/`oneOf` whose branches are told apart by a property (one whose schema is a
+//! `const`/`enum`, such as GeoJSON's `type` or a versioned schema's `version`, in two
+//! branches or more) looks that property up first in each branch, so that a branch the
+//! instance is not of fails before walking the rest of it.
 //!
 //! Delegated, and counted in [`Coverage`]: `propertyNames` whose subschema asserts more
 //! than a string's `type`/`enum`/`const`/lengths/`pattern` (the engine evaluates the
