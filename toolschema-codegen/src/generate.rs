@@ -353,8 +353,24 @@ fn object_walk(
     additional: Option<Option<u32>>,
     fused: &[String],
     checked: &[String],
+    trivial: &[bool],
 ) -> TokenStream {
     let key = quote! { key };
+    let is_trivial = |n: u32| trivial.get(n as usize) == Some(&true);
+    // (Nothing to check: every schema admits everything and no name is counted or refused.)
+    let nothing = fused.is_empty()
+        && properties
+            .iter()
+            .all(|(n, node)| is_trivial(*node) || checked.contains(n))
+        && patterns.iter().all(|(_, n)| is_trivial(*n))
+        && match additional {
+            None => true,
+            Some(Some(n)) => is_trivial(n),
+            Some(None) => false,
+        };
+    if nothing {
+        return quote! { true };
+    }
     let names: Vec<(String, TokenStream)> = properties
         .iter()
         .map(|(n, node)| {
@@ -366,11 +382,13 @@ fn object_walk(
             let mark =
                 (!patterns.is_empty() && additional.is_some()).then(|| quote! { matched = true; });
             // (A name checked before the walk is only matched here.)
-            let call = (!checked.contains(n)).then(|| quote! { if !#f(x, st) { return false; } });
+            let call = (!checked.contains(n) && !is_trivial(*node))
+                .then(|| quote! { if !#f(x, st) { return false; } });
             (n.clone(), quote! { #bit #mark #call })
         })
         .collect();
     let additional_check = match additional {
+        Some(Some(n)) if is_trivial(n) => quote! {},
         Some(Some(n)) => {
             let f = node_fn(n);
             quote! { if !#f(x, st) { return false; } }
@@ -378,17 +396,21 @@ fn object_walk(
         Some(None) => quote! { return false; },
         None => quote! {},
     };
-    let pattern_checks = patterns.iter().map(|(p, n)| {
-        let f = node_fn(*n);
-        let p = Literal::u32_suffixed(*p);
-        let mark = additional.is_some().then(|| quote! { matched = true; });
-        quote! {
-            if __c::pattern_name(r(), #p, key, st) {
-                #mark
-                if !#f(x, st) { return false; }
+    let pattern_checks = patterns
+        .iter()
+        .filter(|(_, n)| additional.is_some() || !is_trivial(*n))
+        .map(|(p, n)| {
+            let f = node_fn(*n);
+            let p = Literal::u32_suffixed(*p);
+            let mark = additional.is_some().then(|| quote! { matched = true; });
+            let call = (!is_trivial(*n)).then(|| quote! { if !#f(x, st) { return false; } });
+            quote! {
+                if __c::pattern_name(r(), #p, key, st) {
+                    #mark
+                    #call
+                }
             }
-        }
-    });
+        });
     let body = if patterns.is_empty() {
         // (No pattern: a name not declared is the additional schema's at once.)
         let m = name_match(&key, &names, additional_check);
@@ -494,6 +516,49 @@ fn discriminator(plan: &Plan, node: u32) -> bool {
         })
 }
 
+/// The nodes that admit every instance, by what they are made of (no keyword, or only
+/// applicators of such nodes): their calls, and walks that would only make them, are left
+/// out. A cycle is not trivial (the fixpoint starts from none).
+fn trivial_nodes(plan: &Plan) -> Vec<bool> {
+    let mut t = vec![false; plan.nodes.len()];
+    loop {
+        let mut changed = false;
+        for (i, node) in plan.nodes.iter().enumerate() {
+            if t[i] || node.whole {
+                continue;
+            }
+            let is = |n: &u32| t.get(*n as usize) == Some(&true);
+            let admits_all = node.keywords.iter().all(|(_, s)| match s {
+                Step::Properties(p) | Step::DependentSchemas(p) => p.iter().all(|(_, c)| is(c)),
+                Step::PatternProperties(p) => p.iter().all(|(_, c)| is(c)),
+                Step::Additional {
+                    properties,
+                    patterns,
+                    node: Some(a),
+                } => {
+                    is(a)
+                        && properties.iter().all(|(_, c)| is(c))
+                        && patterns.iter().all(|(_, c)| is(c))
+                }
+                Step::Items { node, .. } | Step::Ref(node) => is(node),
+                Step::PrefixItems(l) | Step::AllOf(l) => l.iter().all(is),
+                Step::AnyOf(l) => l.iter().any(is),
+                Step::Contains {
+                    min: 0, max: None, ..
+                } => true,
+                _ => false,
+            });
+            if admits_all {
+                t[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return t;
+        }
+    }
+}
+
 /// The names of a node's `required` that its object walk counts instead of looking them
 /// up (declared names, at most 64).
 fn fused_required(node: &NodePlan) -> Vec<String> {
@@ -530,6 +595,8 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
     let mut uses_engine = false;
     let mut fns = Vec::new();
     let tags = branch_tags(plan, &nodes);
+    let trivial = trivial_nodes(plan);
+    let is_trivial = |n: &u32| trivial.get(*n as usize) == Some(&true);
     for &id in &nodes {
         let node = &plan.nodes[id as usize];
         coverage.nodes += 1;
@@ -711,7 +778,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                 }
                 Step::Properties(props) if props.is_empty() => {}
                 Step::Properties(props) => {
-                    let walk = object_walk(props, &[], None, &fused, &checked);
+                    let walk = object_walk(props, &[], None, &fused, &checked, &trivial);
                     a.object.push((APPLIES, walk));
                 }
                 Step::Additional {
@@ -719,11 +786,18 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     patterns,
                     node,
                 } => {
-                    let walk = object_walk(properties, patterns, Some(*node), &fused, &checked);
+                    let walk = object_walk(
+                        properties,
+                        patterns,
+                        Some(*node),
+                        &fused,
+                        &checked,
+                        &trivial,
+                    );
                     a.object.push((APPLIES, walk));
                 }
                 Step::PatternProperties(patterns) => {
-                    let walk = object_walk(&[], patterns, None, &[], &[]);
+                    let walk = object_walk(&[], patterns, None, &[], &[], &trivial);
                     a.object.push((APPLIES, walk));
                 }
                 Step::MultipleOf(i) => {
@@ -771,7 +845,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     }
                 },
                 Step::DependentSchemas(deps) => {
-                    for (name, n) in deps {
+                    for (name, n) in deps.iter().filter(|(_, n)| !is_trivial(n)) {
                         let f = node_fn(*n);
                         let lit = Literal::string(name);
                         a.object
@@ -814,13 +888,15 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     ));
                 }
                 Step::PrefixItems(list) => {
-                    let checks = list.iter().enumerate().map(|(i, n)| {
+                    let checks = list.iter().enumerate().filter(|(_, n)| !is_trivial(n)).map(|(i, n)| {
                         let f = node_fn(*n);
                         let i = Literal::usize_unsuffixed(i);
                         quote! { if let Some(x) = a.get(#i) { if !#f(x, st) { return false; } } }
                     });
                     a.array.push((APPLIES, quote! {{ #(#checks)* true }}));
                 }
+                // (Calls of nodes that admit everything are left out: `trivial_nodes`.)
+                Step::Items { node, .. } if is_trivial(node) => {}
                 Step::Items { node, skip } => {
                     let f = node_fn(*node);
                     let skip = Literal::usize_unsuffixed(*skip as usize);
@@ -835,11 +911,12 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     ));
                 }
                 Step::AllOf(list) => {
-                    for n in list {
+                    for n in list.iter().filter(|n| !is_trivial(n)) {
                         let f = node_fn(*n);
                         a.any.push((APPLIES, quote! { #f(v, st) }));
                     }
                 }
+                Step::AnyOf(list) if list.iter().any(is_trivial) => {}
                 Step::AnyOf(list) => {
                     let calls = list.iter().map(|n| {
                         let f = node_fn(*n);
@@ -885,6 +962,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                             .push((APPLIES, quote! { if #c(v, st) { #t } else { #e } }));
                     }
                 }
+                Step::Ref(target) if is_trivial(target) => {}
                 Step::Ref(target) => {
                     let f = node_fn(*target);
                     // (A reference that can come back here may recurse as deep as the
