@@ -91,7 +91,8 @@ pub enum Step {
         float: Option<f64>,
     },
     /// `const` or `enum` of other values: the engine's equality decides ([`keyword`]).
-    Equals,
+    /// The values as JSON text, for the generator to tell two apart.
+    Equals(String),
     /// `multipleOf` (number instances): the divisor's index in the compiled form's limits,
     /// decided by the engine's rule ([`multiple_of`]).
     MultipleOf(u32),
@@ -288,11 +289,11 @@ fn plan_of(c: &Compiled) -> Plan {
                 Keyword::Type(set) => type_step(set),
                 Keyword::Const(i) => match &c.values[i.index()] {
                     Value::String(s) => Step::Strings(vec![s.clone()]),
-                    _ => Step::Equals,
+                    v => Step::Equals(v.to_string()),
                 },
                 Keyword::Enum(span) => match strings_of(&c.values[span.range()]) {
                     Some(all) => Step::Strings(all),
-                    None => Step::Equals,
+                    None => Step::Equals(Value::Array(c.values[span.range()].to_vec()).to_string()),
                 },
                 Keyword::Maximum(i)
                 | Keyword::ExclusiveMaximum(i)

@@ -138,7 +138,7 @@ fn children(node: &NodePlan) -> Vec<u32> {
             | Step::MaxProperties(_)
             | Step::MinProperties(_)
             | Step::Required(_)
-            | Step::Equals
+            | Step::Equals(_)
             | Step::MultipleOf(_)
             | Step::Pattern(_)
             // (Checked inline on the names, or by the engine: see `name_checks`.)
@@ -205,7 +205,7 @@ fn name_match(
         by_len.entry(entry.0.len()).or_default().push(entry);
     }
     // (Within a length, the key as an array of that length: its compares with the names
-    // are then loads of known size, not calls of `memcmp`.)
+    // are then an equality of known size, loads rather than calls of `memcmp`.)
     let arms = by_len.iter().map(|(len, entries)| {
         let bytes = quote! { kb };
         let inner = same_length(&bytes, entries, &other);
@@ -260,11 +260,13 @@ fn same_length(
             }
         }
         _ => {
+            // (An equality of arrays, not a `match` on byte strings: that compares byte
+            // by byte.)
             let inner = entries.iter().map(|(name, body)| {
                 let lit = Literal::byte_string(name.as_bytes());
-                quote! { #lit => { #body } }
+                quote! { if *#key == *#lit { #body } else }
             });
-            quote! { match #key { #(#inner)* _ => { #other } } }
+            quote! { #(#inner)* { #other } }
         }
     }
 }
@@ -333,7 +335,7 @@ fn name_checks(plan: &Plan, node: u32) -> Option<Vec<TokenStream>> {
                 only: Some(NUMBER | ARRAY | OBJECT),
             } => {}
             Step::Engine { .. }
-            | Step::Equals
+            | Step::Equals(_)
             | Step::AllOf(_)
             | Step::AnyOf(_)
             | Step::OneOf(_)
@@ -461,13 +463,14 @@ fn branch_tags(plan: &Plan, nodes: &[u32]) -> Vec<Vec<String>> {
             _ => b,
         }
     };
-    let tags_of = |b: u32| -> Vec<String> {
+    // (name, the values it admits, as text)
+    let tags_of = |b: u32| -> Vec<(String, String)> {
         let mut names = Vec::new();
         for (_, s) in &plan.nodes[b as usize].keywords {
             if let Step::Properties(p) | Step::Additional { properties: p, .. } = s {
                 for (name, n) in p {
                     if discriminator(plan, *n) {
-                        names.push(name.clone());
+                        names.push((name.clone(), admitted(plan, *n)));
                     }
                 }
             }
@@ -478,16 +481,43 @@ fn branch_tags(plan: &Plan, nodes: &[u32]) -> Vec<Vec<String>> {
         for (_, step) in &plan.nodes[id as usize].keywords {
             if let Step::AnyOf(list) | Step::OneOf(list) = step {
                 let targets: Vec<u32> = list.iter().map(|&b| target(b)).collect();
-                let names: Vec<Vec<String>> = targets.iter().map(|&t| tags_of(t)).collect();
+                let names: Vec<Vec<(String, String)>> =
+                    targets.iter().map(|&t| tags_of(t)).collect();
                 for (t, own) in targets.iter().zip(&names) {
-                    for name in own {
-                        let shared = names.iter().filter(|n| n.contains(name)).count();
-                        if shared >= 2 && !out[*t as usize].contains(name) {
+                    for (name, values) in own {
+                        // (In two branches or more, and not admitting the same values in
+                        // all: `"jsonrpc": {"const": "2.0"}` in every branch tells none.)
+                        let mut shared = 0;
+                        let mut differs = false;
+                        for (n, v) in names.iter().flatten() {
+                            if n == name {
+                                shared += 1;
+                                differs |= v != values;
+                            }
+                        }
+                        if shared >= 2 && differs && !out[*t as usize].contains(name) {
                             out[*t as usize].push(name.clone());
                         }
                     }
                 }
             }
+        }
+    }
+    out
+}
+
+/// The values a [`discriminator`] admits by its `const`/`enum`, as text.
+fn admitted(plan: &Plan, node: u32) -> String {
+    let mut out = String::new();
+    for (_, s) in plan
+        .nodes
+        .get(node as usize)
+        .map_or(&[][..], |n| &n.keywords)
+    {
+        match s {
+            Step::Strings(list) => out.push_str(&format!("{list:?}")),
+            Step::Equals(text) => out.push_str(text),
+            _ => {}
         }
     }
     out
@@ -502,13 +532,13 @@ fn discriminator(plan: &Plan, node: u32) -> bool {
     !n.whole
         && n.keywords
             .iter()
-            .any(|(_, s)| matches!(s, Step::Strings(_) | Step::Equals))
+            .any(|(_, s)| matches!(s, Step::Strings(_) | Step::Equals(_)))
         && n.keywords.iter().all(|(_, s)| {
             matches!(
                 s,
                 Step::Type { .. }
                     | Step::Strings(_)
-                    | Step::Equals
+                    | Step::Equals(_)
                     | Step::MaxLength(_)
                     | Step::MinLength(_)
                     | Step::Bound { .. }
@@ -808,7 +838,7 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
                     a.number
                         .push((SHARED, quote! { __c::multiple_of(r(), #i, n) }));
                 }
-                Step::Equals => {
+                Step::Equals(_) => {
                     uses_engine = true;
                     coverage.generated -= 1;
                     coverage.shared += 1;
