@@ -506,6 +506,26 @@ fn branch_tags(plan: &Plan, nodes: &[u32]) -> Vec<Vec<String>> {
     out
 }
 
+/// Whether `node` decides by a few comparisons (no subschema, no walk).
+fn light(plan: &Plan, node: u32) -> bool {
+    plan.nodes.get(node as usize).is_some_and(|n| {
+        !n.whole
+            && n.keywords.iter().all(|(_, s)| {
+                matches!(
+                    s,
+                    Step::Type { .. }
+                        | Step::Strings(_)
+                        | Step::Equals(_)
+                        | Step::MaxLength(_)
+                        | Step::MinLength(_)
+                        | Step::Bound { .. }
+                        | Step::MultipleOf(_)
+                        | Step::Pattern(_)
+                )
+            })
+    })
+}
+
 /// The values a [`discriminator`] admits by its `const`/`enum`, as text.
 fn admitted(plan: &Plan, node: u32) -> String {
     let mut out = String::new();
@@ -652,7 +672,12 @@ fn emit(name: &Ident, text: &str, config: &Config, plan: &Plan) -> Generated {
             for (_, s) in &node.keywords {
                 if let Step::Properties(p) | Step::Additional { properties: p, .. } = s {
                     for (name, n) in p {
-                        if tags[id as usize].contains(name) {
+                        // (Only when the walk, in the keys' order, would reach the tag after
+                        // a property of more than a few comparisons.)
+                        let late = p.iter().any(|(other, o)| {
+                            other.as_bytes() < name.as_bytes() && !light(plan, *o)
+                        });
+                        if late && tags[id as usize].contains(name) {
                             let f = node_fn(*n);
                             let lit = Literal::string(name);
                             a.object.push((
