@@ -10,9 +10,10 @@
 //!   form, and what it does not compile into code is an [`Step::Engine`] keyword the
 //!   generated code hands back to the engine by its index.
 //! - The functions generated code calls at run time: the engine's own keyword code at an
-//!   index of the same compiled form ([`keyword`], [`node`]), the type and length rules
-//!   ([`type_admits`], [`max_length`], [`min_length`]), the step budget ([`Steps`]) and
-//!   the stack guard ([`deep`]).
+//!   index of the same compiled form ([`keyword`], [`node`]), its regular expressions by
+//!   pattern index ([`pattern`], [`pattern_name`]), the type, length and `multipleOf`
+//!   rules ([`type_admits`], [`max_length`], [`min_length`], [`multiple_of`]), the step
+//!   budget ([`Steps`]) and the stack guard ([`deep`]).
 
 use crate::json::{JsonType, TypeSet};
 use crate::schema::{Compiled, Keyword, NodeId};
