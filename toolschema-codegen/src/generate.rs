@@ -359,12 +359,13 @@ fn object_walk(
 ) -> TokenStream {
     let key = quote! { key };
     let is_trivial = |n: u32| trivial.get(n as usize) == Some(&true);
-    // (Nothing to check: every schema admits everything and no name is counted or refused.)
+    // (Nothing to check: every schema admits everything, no name is counted or refused, and
+    // no pattern is matched.)
     let nothing = fused.is_empty()
         && properties
             .iter()
             .all(|(n, node)| is_trivial(*node) || checked.contains(n))
-        && patterns.iter().all(|(_, n)| is_trivial(*n))
+        && patterns.is_empty()
         && match additional {
             None => true,
             Some(Some(n)) => is_trivial(n),
@@ -398,21 +399,20 @@ fn object_walk(
         Some(None) => quote! { return false; },
         None => quote! {},
     };
-    let pattern_checks = patterns
-        .iter()
-        .filter(|(_, n)| additional.is_some() || !is_trivial(*n))
-        .map(|(p, n)| {
-            let f = node_fn(*n);
-            let p = Literal::u32_suffixed(*p);
-            let mark = additional.is_some().then(|| quote! { matched = true; });
-            let call = (!is_trivial(*n)).then(|| quote! { if !#f(x, st) { return false; } });
-            quote! {
-                if __c::pattern_name(r(), #p, key, st) {
-                    #mark
-                    #call
-                }
+    // (Every pattern is matched, its schema trivial or not: a match out of budget fails the
+    // instance.)
+    let pattern_checks = patterns.iter().map(|(p, n)| {
+        let f = node_fn(*n);
+        let p = Literal::u32_suffixed(*p);
+        let mark = additional.is_some().then(|| quote! { matched = true; });
+        let call = (!is_trivial(*n)).then(|| quote! { if !#f(x, st) { return false; } });
+        quote! {
+            if __c::pattern_name(r(), #p, key, st) {
+                #mark
+                #call
             }
-        });
+        }
+    });
     let body = if patterns.is_empty() {
         // (No pattern: a name not declared is the additional schema's at once.)
         let m = name_match(&key, &names, additional_check);
@@ -568,7 +568,9 @@ fn discriminator(plan: &Plan, node: u32) -> bool {
 
 /// The nodes that admit every instance, by what they are made of (no keyword, or only
 /// applicators of such nodes): their calls, and walks that would only make them, are left
-/// out. A cycle is not trivial (the fixpoint starts from none).
+/// out. Not trivial: a reference (shared nodes can multiply the engine's steps past its
+/// budget, which decides the verdict then; so can a cycle), a pattern (its match can run
+/// out of budget, which fails the instance).
 fn trivial_nodes(plan: &Plan) -> Vec<bool> {
     let mut t = vec![false; plan.nodes.len()];
     loop {
@@ -580,17 +582,13 @@ fn trivial_nodes(plan: &Plan) -> Vec<bool> {
             let is = |n: &u32| t.get(*n as usize) == Some(&true);
             let admits_all = node.keywords.iter().all(|(_, s)| match s {
                 Step::Properties(p) | Step::DependentSchemas(p) => p.iter().all(|(_, c)| is(c)),
-                Step::PatternProperties(p) => p.iter().all(|(_, c)| is(c)),
+                Step::PatternProperties(p) => p.is_empty(),
                 Step::Additional {
                     properties,
                     patterns,
                     node: Some(a),
-                } => {
-                    is(a)
-                        && properties.iter().all(|(_, c)| is(c))
-                        && patterns.iter().all(|(_, c)| is(c))
-                }
-                Step::Items { node, .. } | Step::Ref(node) => is(node),
+                } => is(a) && properties.iter().all(|(_, c)| is(c)) && patterns.is_empty(),
+                Step::Items { node, .. } => is(node),
                 Step::PrefixItems(l) | Step::AllOf(l) => l.iter().all(is),
                 Step::AnyOf(l) => l.iter().any(is),
                 Step::Contains {
