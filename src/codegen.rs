@@ -10,9 +10,10 @@
 //!   form, and what it does not compile into code is an [`Step::Engine`] keyword the
 //!   generated code hands back to the engine by its index.
 //! - The functions generated code calls at run time: the engine's own keyword code at an
-//!   index of the same compiled form ([`keyword`], [`node`]), the type and length rules
-//!   ([`type_admits`], [`max_length`], [`min_length`]), the step budget ([`Steps`]) and
-//!   the stack guard ([`deep`]).
+//!   index of the same compiled form ([`keyword`], [`node`]), its regular expressions by
+//!   pattern index ([`pattern`], [`pattern_name`]), the type, length and `multipleOf`
+//!   rules ([`type_admits`], [`max_length`], [`min_length`], [`multiple_of`]), the step
+//!   budget ([`Steps`]) and the stack guard ([`deep`]).
 
 use crate::json::{JsonType, TypeSet};
 use crate::schema::{Compiled, Keyword, NodeId};
@@ -90,6 +91,12 @@ pub enum Step {
         /// The limit as an exact `f64`.
         float: Option<f64>,
     },
+    /// `const` or `enum` of other values: the engine's equality decides ([`keyword`]).
+    /// The values as JSON text, for the generator to tell two apart.
+    Equals(String),
+    /// `multipleOf` (number instances): the divisor's index in the compiled form's limits,
+    /// decided by the engine's rule ([`multiple_of`]).
+    MultipleOf(u32),
     /// `maxLength`.
     MaxLength(u64),
     /// `minLength`.
@@ -106,13 +113,37 @@ pub enum Step {
     Required(Vec<String>),
     /// `properties`: (name, node).
     Properties(Vec<(String, u32)>),
-    /// `additionalProperties` with its sibling `properties` (and no `patternProperties`):
-    /// a declared name's node, else `node` (`None`: the `false` schema).
+    /// `additionalProperties` with its siblings `properties` and `patternProperties`: a
+    /// declared name's node and the nodes of the patterns matching it; a name neither
+    /// declared nor matched, `node` (`None`: the `false` schema).
     Additional {
         /// The declared names and their nodes.
         properties: Vec<(String, u32)>,
+        /// The sibling `patternProperties`: (pattern index, node).
+        patterns: Vec<(u32, u32)>,
         /// The schema of the other names; `None` when it is `false`.
         node: Option<u32>,
+    },
+    /// `pattern` (string instances): the pattern's index in the compiled form, matched by
+    /// the engine's own matcher ([`pattern`]).
+    Pattern(u32),
+    /// `patternProperties` (with no sibling `additionalProperties`): (pattern index, node);
+    /// every property whose name a pattern matches ([`pattern_name`]) against its node.
+    PatternProperties(Vec<(u32, u32)>),
+    /// `propertyNames`: every property name, as a string, against the node.
+    PropertyNames(u32),
+    /// `dependentSchemas` (or `dependencies` of schemas): (name, node); the object
+    /// against the node when it has the name.
+    DependentSchemas(Vec<(String, u32)>),
+    /// `contains` with its bounds (`minContains`, `maxContains`): the array has at least
+    /// `min` items valid against `node`, at most `max` when set.
+    Contains {
+        /// The subschema.
+        node: u32,
+        /// The fewest matching items.
+        min: u64,
+        /// The most matching items.
+        max: Option<u64>,
     },
     /// `prefixItems` (or `items` as an array): the nodes by position.
     PrefixItems(Vec<u32>),
@@ -142,11 +173,9 @@ pub enum Step {
     },
     /// `$ref` (or a `$dynamicRef` that resolves statically).
     Ref(u32),
-    /// A keyword the engine evaluates ([`keyword`]): `pattern`, `format`, `multipleOf`,
-    /// `uniqueItems`, `dependentRequired`, content, `const`/`enum` of other values (the
-    /// engine's own rules, shared), and the applicators the generator leaves to it
-    /// (`patternProperties`, `propertyNames`, `dependentSchemas`, `contains`): those
-    /// evaluate their subschemas in the engine (`delegates` is true).
+    /// A keyword the engine evaluates ([`keyword`]): `format`, `uniqueItems`, `dependentRequired`, content, a
+    /// bound whose digits may parse differently (the engine's own rules, shared), and a
+    /// `$dynamicRef` that reads the dynamic scope (`delegates` is true).
     Engine {
         /// Whether it applies subschemas (the generated code then delegates them).
         delegates: bool,
@@ -215,6 +244,12 @@ fn plan_of(c: &Compiled) -> Plan {
             .map(|(n, node)| (n.to_string(), node.0))
             .collect()
     };
+    let pattern_props = |span: crate::schema::Span| -> Vec<(u32, u32)> {
+        c.pattern_properties[span.range()]
+            .iter()
+            .map(|(p, node)| (p.index() as u32, node.0))
+            .collect()
+    };
     let strings_of = |values: &[Value]| -> Option<Vec<String>> {
         values
             .iter()
@@ -255,11 +290,11 @@ fn plan_of(c: &Compiled) -> Plan {
                 Keyword::Type(set) => type_step(set),
                 Keyword::Const(i) => match &c.values[i.index()] {
                     Value::String(s) => Step::Strings(vec![s.clone()]),
-                    _ => engine(false),
+                    v => Step::Equals(v.to_string()),
                 },
                 Keyword::Enum(span) => match strings_of(&c.values[span.range()]) {
                     Some(all) => Step::Strings(all),
-                    None => engine(false),
+                    None => Step::Equals(Value::Array(c.values[span.range()].to_vec()).to_string()),
                 },
                 Keyword::Maximum(i)
                 | Keyword::ExclusiveMaximum(i)
@@ -295,15 +330,29 @@ fn plan_of(c: &Compiled) -> Plan {
                 Keyword::Properties(span) => Step::Properties(props(span)),
                 Keyword::AdditionalProperties(i) => {
                     let a = c.additional[i.index()];
-                    if a.patterns.len() == 0 {
-                        Step::Additional {
-                            properties: props(a.properties),
-                            node: (!c.is_false_schema(a.node)).then_some(a.node.0),
-                        }
-                    } else {
-                        engine_on(true, OBJECT)
+                    Step::Additional {
+                        properties: props(a.properties),
+                        patterns: pattern_props(a.patterns),
+                        node: (!c.is_false_schema(a.node)).then_some(a.node.0),
                     }
                 }
+                Keyword::PatternProperties(span) => Step::PatternProperties(pattern_props(span)),
+                Keyword::PropertyNames(n) => Step::PropertyNames(id(n)),
+                Keyword::DependentSchemas(span) => Step::DependentSchemas(
+                    c.dependent_schemas[span.range()]
+                        .iter()
+                        .map(|(name, n)| (name.to_string(), n.0))
+                        .collect(),
+                ),
+                Keyword::Contains(i) => match c.contains.get(i.index()) {
+                    Some(spec) => Step::Contains {
+                        node: spec.node.0,
+                        min: spec.min,
+                        max: spec.max,
+                    },
+                    None => engine_on(true, ARRAY),
+                },
+                Keyword::Pattern(i) => Step::Pattern(i.index() as u32),
                 Keyword::PrefixItems(span) => {
                     Step::PrefixItems(c.node_list(span).iter().map(|&n| id(n)).collect())
                 }
@@ -336,16 +385,12 @@ fn plan_of(c: &Compiled) -> Plan {
                         engine(true)
                     }
                 }
-                Keyword::MultipleOf(_) => engine_on(false, NUMBER),
-                Keyword::Pattern(_) | Keyword::Content(_) => engine_on(false, STRING),
+                Keyword::MultipleOf(i) => Step::MultipleOf(i.index() as u32),
+                Keyword::Content(_) => engine_on(false, STRING),
                 // (`format` checks strings and numbers.)
                 Keyword::Format(_) => engine(false),
                 Keyword::UniqueItems => engine_on(false, ARRAY),
                 Keyword::DependentRequired(_) => engine_on(false, OBJECT),
-                Keyword::PatternProperties(_)
-                | Keyword::PropertyNames(_)
-                | Keyword::DependentSchemas(_) => engine_on(true, OBJECT),
-                Keyword::Contains(_) => engine_on(true, ARRAY),
                 Keyword::UnevaluatedProperties(_) | Keyword::UnevaluatedItems(_) => {
                     unreachable!("a node with unevaluated* is whole")
                 }
@@ -494,6 +539,78 @@ pub fn keyword(schema: &crate::Schema, node: u32, k: u32, v: &Value) -> bool {
 #[inline(never)]
 pub fn node(schema: &crate::Schema, node: u32, v: &Value) -> bool {
     validate::node_valid(&schema.compiled, NodeId(node), v)
+}
+
+/// Pattern work counted toward a generated call's [`Steps`] (as the engine counts it
+/// toward its own budget).
+struct StepMeter(std::cell::Cell<u64>);
+
+impl crate::pattern::Meter for StepMeter {
+    #[inline]
+    fn charge(&self, steps: u64) -> bool {
+        let left = self.0.get();
+        self.0.set(left.saturating_sub(steps));
+        steps <= left
+    }
+}
+
+/// The outcome of a match as a verdict: a budget exceeded (or a pattern index this form
+/// does not have) spends the call's [`Steps`], so that the engine decides the call.
+#[inline(always)]
+fn matched(outcome: crate::pattern::MatchOutcome, meter: StepMeter, st: &mut Steps) -> bool {
+    match outcome {
+        crate::pattern::MatchOutcome::Match => {
+            st.0 = meter.0.get();
+            true
+        }
+        crate::pattern::MatchOutcome::NoMatch => {
+            st.0 = meter.0.get();
+            false
+        }
+        crate::pattern::MatchOutcome::BudgetExceeded => {
+            st.0 = 0;
+            false
+        }
+    }
+}
+
+/// `pattern`: whether pattern `p` of `schema` (the reference form) matches somewhere in
+/// `s`, by the engine's matcher. Its work counts toward `st`; past it, `st` is spent.
+#[inline]
+pub fn pattern(schema: &crate::Schema, p: u32, s: &str, st: &mut Steps) -> bool {
+    let Some(pat) = schema.compiled.patterns.get(p as usize) else {
+        st.0 = 0;
+        return false;
+    };
+    let meter = StepMeter(std::cell::Cell::new(st.0));
+    let outcome = pat.find_in(s, &meter);
+    matched(outcome, meter, st)
+}
+
+/// [`pattern`] for a property name against `patternProperties`: most names do not match,
+/// and the pattern's first bytes turn most away before its matcher runs.
+#[inline]
+pub fn pattern_name(schema: &crate::Schema, p: u32, key: &str, st: &mut Steps) -> bool {
+    let Some(pat) = schema.compiled.patterns.get(p as usize) else {
+        st.0 = 0;
+        return false;
+    };
+    if pat.rules_out_name(key) {
+        return false;
+    }
+    let meter = StepMeter(std::cell::Cell::new(st.0));
+    let outcome = pat.find_in(key, &meter);
+    matched(outcome, meter, st)
+}
+
+/// `multipleOf`: whether the number `n` is a multiple of divisor `i` of `schema` (the
+/// reference form), by the engine's rule. `false` for an index the form does not have.
+#[inline]
+pub fn multiple_of(schema: &crate::Schema, i: u32, n: &Number) -> bool {
+    match schema.compiled.limits.get(i as usize) {
+        Some(m) => crate::json::is_multiple_of_decimal(n, &m.number, m.decimal),
+        None => false,
+    }
 }
 
 /// The step budget of a generated call: one step per reference followed (the only way a

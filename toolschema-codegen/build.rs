@@ -104,6 +104,50 @@ fn main() {
             }
         }
     }
+    // This crate's own cases of the generated paths (suite format, draft 2020-12), named
+    // `local/...` for the test.
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    println!("cargo:rerun-if-changed={}", local.display());
+    let mut files = Vec::new();
+    // (`optional/`: cases that end in the engine, left out of the allocation test as the
+    // suite's optional folders are: a backtracking match allocates.)
+    json_files(&local, true, &mut files);
+    let config = toolschema::codegen::Config {
+        draft: 2020,
+        ..Default::default()
+    };
+    for file in files {
+        let name = format!(
+            "local/{}",
+            file.strip_prefix(&local)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/")
+        );
+        let text = std::fs::read_to_string(&file).expect("a local case file");
+        let groups: Vec<std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>> =
+            serde_json::from_str(&text).expect("local case JSON");
+        for (g, group) in groups.iter().enumerate() {
+            let schema = group.get("schema").expect("a group's schema").get();
+            let ident = proc_macro2::Ident::new(&format!("S{n}"), proc_macro2::Span::call_site());
+            let generated =
+                generate::generate(&ident, schema, &config).expect("a local case generates");
+            let tokens = generated.tokens;
+            let _ = writeln!(code, "pub struct S{n};\n{tokens}");
+            let c = &generated.coverage;
+            let _ = writeln!(
+                table,
+                "    Group {{ file: {name:?}, group: {g}, draft: 2020, asserts: false, validator: Some((S{n}::is_valid, Cov {{ nodes: {}, generated: {}, shared: {}, delegated_keywords: {}, delegated_nodes: {}, delegated_schema: {} }})) }},",
+                c.nodes,
+                c.generated,
+                c.shared,
+                c.delegated_keywords,
+                c.delegated_nodes,
+                c.delegated_schema
+            );
+            n += 1;
+        }
+    }
     let all = format!(
         "{code}\n/// Every suite group, in suite order.\npub static GROUPS: &[Group] = &[\n{table}];\n"
     );

@@ -12,35 +12,48 @@
 //! API**) and writes one function per schema object reachable from the root:
 //!
 //! - a `match` on the instance's kind, each arm the keywords that look at that kind
-//!   (`type`, lengths, bounds, `required`, `properties`/`additionalProperties` as one
-//!   walk over the object's keys, matched by length then by name, `items`,
-//!   `prefixItems`), then the applicators that look at any value (`allOf`, `anyOf`,
-//!   `oneOf`, `not`, `if`, `$ref` as a plain call);
+//!   (`type`, lengths, bounds, `required`, `items`, `prefixItems`, `contains`, one walk
+//!   over an object's keys for `properties`/`additionalProperties`/`patternProperties`
+//!   (names matched by length, then by the byte that tells them apart, then whole;
+//!   `required` names that are declared properties counted in that walk instead of looked
+//!   up), `propertyNames`, `dependentSchemas`), then the applicators that look at any
+//!   value (`allOf`, `anyOf`, `oneOf`, `not`, `if`, `$ref` as a plain call);
 //! - constants copied from the compiled form (names, integer floors and ceilings of the
-//!   bounds, lengths, node numbers), so no rule is written twice: what one comparison does
-//!   not decide (a bound against a huge integer, `1.0` against `integer`, code points)
-//!   calls the engine's own function for it.
+//!   bounds, lengths, node numbers, pattern numbers), so no rule is written twice: what one
+//!   comparison does not decide (a bound against a huge integer, `1.0` against `integer`,
+//!   code points, whether a regular expression matches) calls the engine's own function
+//!   for it.
 //!
-//! Keywords with no code of their own call the engine's code for that keyword, by its
-//! index in the same compiled form (compiled again from the embedded schema, once, at the
-//! first call that needs it): `pattern`, `format`, `multipleOf`, `uniqueItems`,
-//! `dependentRequired`, content, `const`/`enum` of values other than strings. These are
-//! shared rules, not delegation: the engine checks the one value, no subschema.
+//! Regular expressions (`pattern`, the names of `patternProperties`, a `pattern` under
+//! `propertyNames`) are the engine's: the generated code calls its matcher for pattern
+//! number *i* of the same compiled form (compiled again from the embedded schema, once, at
+//! the first call that needs it), and the subschemas of the properties a pattern matches
+//! are generated functions. `multipleOf` calls the engine's rule with the divisor as the
+//! engine parsed it. Other keywords with no code of their own call the engine's code for
+//! that keyword by its index: `format`, `uniqueItems`, `dependentRequired`, content,
+//! `const`/`enum` of values other than strings. These are shared rules, not delegation:
+//! the engine checks the one value, no subschema.
 //!
-//! Delegated, and counted in [`Coverage`]: the applicators `patternProperties`,
-//! `propertyNames`, `dependentSchemas` and `contains` (the engine evaluates their
-//! subschemas), a node with `unevaluatedProperties`/`unevaluatedItems` (the engine
-//! evaluates the whole node: those read its other keywords' annotations), and the whole
-//! schema when a `$dynamicRef`/`$recursiveRef` reads the dynamic scope. A schema that
-//! needs documents other than itself (remote references) does not compile here: the
-//! generator takes the schema alone.
+//! An `anyOf`/`oneOf` whose branches are told apart by a property (one whose schema is a
+//! `const`/`enum`, such as GeoJSON's `type` or a versioned schema's `version`, in two
+//! branches or more) looks that property up first in each branch, so that a branch the
+//! instance is not of fails before walking the rest of it.
+//!
+//! Delegated, and counted in [`Coverage`]: `propertyNames` whose subschema asserts more
+//! than a string's `type`/`enum`/`const`/lengths/`pattern` (the engine evaluates the
+//! keyword), a node with `unevaluatedProperties`/`unevaluatedItems` (the engine evaluates
+//! the whole node: those read its other keywords' annotations), and the whole schema when
+//! a `$dynamicRef`/`$recursiveRef` reads the dynamic scope. A schema that needs documents
+//! other than itself (remote references) does not compile here: the generator takes the
+//! schema alone.
 //!
 //! Errors: the generated code decides the verdict; for an instance it rejects,
 //! `validate`/`iter_errors`/`evaluate` are the engine's, compiled lazily from the embedded
 //! schema with the same options, so the errors are the runtime engine's exactly.
 //!
-//! Limits: the generated code counts one step per `$ref` followed, up to
-//! [`toolschema::EVALUATION_STEPS_MIN`]; past it, the call is answered by the engine and
+//! Limits: the generated code counts one step per `$ref` followed, and the engine's
+//! count of a regular expression's work, up to [`toolschema::EVALUATION_STEPS_MIN`]; past
+//! it (or when a match runs out of its own budget), the call is answered by the engine and
 //! its step budget. A reference that can recurse runs on a fresh stack segment when the
 //! stack runs low, so a deep instance gets an answer, not an overflow. The generated path
 //! allocates nothing (tested on the official suite).

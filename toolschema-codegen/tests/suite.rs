@@ -1,5 +1,7 @@
 //! Every schema of the official JSON-Schema-Test-Suite (every dialect, required and
-//! optional folders), generated into code by the build script, run on every case of its
+//! optional folders), and of this crate's own cases of the generated paths (`tests/cases`:
+//! patterns, the walk's counted `required`, discriminated branches, a match that runs out
+//! of its budget), generated into code by the build script, run on every case of its
 //! group: the generated verdict must be the suite's and the reference configuration's
 //! (`Options::shortcuts(false)`), the generated `validate` must agree with it both ways,
 //! and the generated `is_valid` must allocate nothing. A seeded run of instances nobody
@@ -63,6 +65,16 @@ fn suite_dir() -> PathBuf {
     match std::env::var("JSON_SCHEMA_TEST_SUITE") {
         Ok(dir) => PathBuf::from(dir),
         Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/JSON-Schema-Test-Suite"),
+    }
+}
+
+/// A group's file: a suite file, or `local/...`, this crate's own cases (`tests/cases`).
+fn group_file(tests: &Path, file: &str) -> PathBuf {
+    match file.strip_prefix("local/") {
+        Some(local) => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/cases")
+            .join(local),
+        None => tests.join(file),
     }
 }
 
@@ -151,7 +163,7 @@ fn generated_validators_agree_with_the_suite_and_the_reference_configuration() {
     let mut file_cache: Option<(&str, Value)> = None;
     for g in groups {
         if file_cache.as_ref().is_none_or(|(f, _)| *f != g.file) {
-            file_cache = Some((g.file, read(&tests.join(g.file))));
+            file_cache = Some((g.file, read(&group_file(&tests, g.file))));
         }
         let group = &file_cache.as_ref().expect("read above").1[g.group];
         let schema = &group["schema"];
@@ -236,7 +248,8 @@ fn generated_is_valid_allocates_nothing() {
     let mut file_cache: Option<(&str, Value)> = None;
     for g in generated::GROUPS {
         // (The required folders, as the engine's own test: the optional format checks
-        // build what they check, a regular expression or a decoded string.)
+        // build what they check, a regular expression or a decoded string; this crate's
+        // optional cases end in the engine, whose backtracking matches allocate.)
         let Some((is_valid, _)) = &g.validator else {
             continue;
         };
@@ -244,7 +257,7 @@ fn generated_is_valid_allocates_nothing() {
             continue;
         }
         if file_cache.as_ref().is_none_or(|(f, _)| *f != g.file) {
-            file_cache = Some((g.file, read(&tests.join(g.file))));
+            file_cache = Some((g.file, read(&group_file(&tests, g.file))));
         }
         let group = &file_cache.as_ref().expect("read above").1[g.group];
         for test in group["tests"].as_array().into_iter().flatten() {

@@ -10,7 +10,9 @@
 //! Arguments: `CASE MODE [ITERATIONS] [ENGINE]`, where `CASE` is a case name as in the
 //! report (exact match, e.g. `cql2` or `mcp-tools/calm`), `MODE` is `compile`, `is_valid`,
 //! `is_valid_hot` (each instance repeated in a row, so it stays in cache) or `errors`, `ITERATIONS` defaults to 10 and `ENGINE` to `toolschema` (also
-//! `jsonschema`, `boon`). `is_valid_json` (toolschema only) validates each instance's
+//! `jsonschema`, `boon`; for `is_valid` also `generated`, toolschema's generated validators of
+//! `toolschema-codegen`, and `jsonschema-macro`, `#[jsonschema::validator]`'s, as
+//! bench-report's "Generated validators" table runs them). `is_valid_json` (toolschema only) validates each instance's
 //! text with `Schema::is_valid_json`: the flat parse and the flat evaluator. Compiling for the validation modes happens once, before the
 //! loop, so that the profile of a validation mode is dominated by validation.
 
@@ -124,6 +126,37 @@ fn run_bytes(case: &Case, iterations: usize) {
     );
 }
 
+/// The mode `is_valid` of a generated validator (`generated`: toolschema's, `jsonschema-macro`:
+/// `#[jsonschema::validator]`'s), every instance whose schema has one.
+fn run_generated(case: &Case, engine: &str, iterations: usize) {
+    use toolschema_bench::generated;
+    let checks: Vec<Option<generated::Check>> = (0..case.schemas.len())
+        .map(|i| match engine {
+            "generated" => generated::toolschema(&case.name, i).map(|g| g.0),
+            _ => generated::jsonschema(&case.name, i),
+        })
+        .collect();
+    let work: Vec<(generated::Check, &serde_json::Value)> = case
+        .instances
+        .iter()
+        .filter_map(|inst| checks[inst.schema].map(|f| (f, &inst.value)))
+        .collect();
+    assert!(!work.is_empty(), "{}: no {engine} validator", case.name);
+    let start = Instant::now();
+    let mut count = 0usize;
+    for _ in 0..iterations {
+        for &(f, value) in &work {
+            count += usize::from(black_box(f)(black_box(value)));
+        }
+    }
+    eprintln!(
+        "{} {engine} is_valid: {iterations} × {} instances in {:?} (result {count})",
+        case.name,
+        work.len(),
+        start.elapsed()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(name), Some(mode)) = (args.first(), args.get(1)) else {
@@ -145,6 +178,9 @@ fn main() {
         return run_bytes(&case, iterations);
     }
     match engine {
+        "generated" | "jsonschema-macro" if mode == "is_valid" => {
+            run_generated(&case, engine, iterations)
+        }
         "toolschema" => run::<Toolschema>(&case, mode, iterations),
         "jsonschema" => run::<JsonschemaRs>(&case, mode, iterations),
         "boon" => run::<Boon>(&case, mode, iterations),
