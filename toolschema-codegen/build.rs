@@ -76,26 +76,9 @@ fn main() {
                 serde_json::from_str(&text).expect("suite JSON");
             for (g, group) in groups.iter().enumerate() {
                 let schema = group.get("schema").expect("a group's schema").get();
-                let ident =
-                    proc_macro2::Ident::new(&format!("S{n}"), proc_macro2::Span::call_site());
-                let cov = match generate::generate(&ident, schema, &config) {
-                    Ok(generated) => {
-                        let tokens = generated.tokens;
-                        let _ = writeln!(code, "pub struct S{n};\n{tokens}");
-                        let c = &generated.coverage;
-                        format!(
-                            "Some((S{n}::is_valid, Cov {{ nodes: {}, generated: {}, shared: {}, delegated_keywords: {}, delegated_nodes: {}, delegated_schema: {} }}))",
-                            c.nodes,
-                            c.generated,
-                            c.shared,
-                            c.delegated_keywords,
-                            c.delegated_nodes,
-                            c.delegated_schema
-                        )
-                    }
-                    // (Needs a remote document, or refused: the test checks which.)
-                    Err(_) => "None".to_string(),
-                };
+                // (`None`: needs a remote document, or refused: the test checks which.)
+                let cov =
+                    validator(&mut code, n, schema, &config).unwrap_or_else(|_| "None".to_string());
                 let _ = writeln!(
                     table,
                     "    Group {{ file: {name:?}, group: {g}, draft: {draft}, asserts: {asserts}, validator: {cov} }},"
@@ -129,21 +112,10 @@ fn main() {
             serde_json::from_str(&text).expect("local case JSON");
         for (g, group) in groups.iter().enumerate() {
             let schema = group.get("schema").expect("a group's schema").get();
-            let ident = proc_macro2::Ident::new(&format!("S{n}"), proc_macro2::Span::call_site());
-            let generated =
-                generate::generate(&ident, schema, &config).expect("a local case generates");
-            let tokens = generated.tokens;
-            let _ = writeln!(code, "pub struct S{n};\n{tokens}");
-            let c = &generated.coverage;
+            let cov = validator(&mut code, n, schema, &config).expect("a local case generates");
             let _ = writeln!(
                 table,
-                "    Group {{ file: {name:?}, group: {g}, draft: 2020, asserts: false, validator: Some((S{n}::is_valid, Cov {{ nodes: {}, generated: {}, shared: {}, delegated_keywords: {}, delegated_nodes: {}, delegated_schema: {} }})) }},",
-                c.nodes,
-                c.generated,
-                c.shared,
-                c.delegated_keywords,
-                c.delegated_nodes,
-                c.delegated_schema
+                "    Group {{ file: {name:?}, group: {g}, draft: 2020, asserts: false, validator: {cov} }},"
             );
             n += 1;
         }
@@ -152,4 +124,23 @@ fn main() {
         "{code}\n/// Every suite group, in suite order.\npub static GROUPS: &[Group] = &[\n{table}];\n"
     );
     std::fs::write(out_dir.join("suite.rs"), all).expect("write suite.rs");
+}
+
+/// Generates validator `S{n}` for `schema` into `code`; the table's entry for it (its
+/// `is_valid` and coverage).
+fn validator(
+    code: &mut String,
+    n: usize,
+    schema: &str,
+    config: &toolschema::codegen::Config,
+) -> Result<String, generate::GenerateError> {
+    let ident = proc_macro2::Ident::new(&format!("S{n}"), proc_macro2::Span::call_site());
+    let generated = generate::generate(&ident, schema, config)?;
+    let tokens = generated.tokens;
+    let _ = writeln!(code, "pub struct S{n};\n{tokens}");
+    let c = &generated.coverage;
+    Ok(format!(
+        "Some((S{n}::is_valid, Cov {{ nodes: {}, generated: {}, shared: {}, delegated_keywords: {}, delegated_nodes: {}, delegated_schema: {} }}))",
+        c.nodes, c.generated, c.shared, c.delegated_keywords, c.delegated_nodes, c.delegated_schema
+    ))
 }

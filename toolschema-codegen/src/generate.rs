@@ -513,23 +513,27 @@ fn branch_tags(plan: &Plan, nodes: &[u32]) -> Vec<Vec<String>> {
     out
 }
 
+/// Whether `step` compares the value with constants (its type, a `const`/`enum`, a
+/// length or a bound): no subschema, no walk, no rule of the engine's.
+fn compares(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::Type { .. }
+            | Step::Strings(_)
+            | Step::Equals(_)
+            | Step::MaxLength(_)
+            | Step::MinLength(_)
+            | Step::Bound { .. }
+    )
+}
+
 /// Whether `node` decides by a few comparisons (no subschema, no walk).
 fn light(plan: &Plan, node: u32) -> bool {
     plan.nodes.get(node as usize).is_some_and(|n| {
         !n.whole
-            && n.keywords.iter().all(|(_, s)| {
-                matches!(
-                    s,
-                    Step::Type { .. }
-                        | Step::Strings(_)
-                        | Step::Equals(_)
-                        | Step::MaxLength(_)
-                        | Step::MinLength(_)
-                        | Step::Bound { .. }
-                        | Step::MultipleOf(_)
-                        | Step::Pattern(_)
-                )
-            })
+            && n.keywords
+                .iter()
+                .all(|(_, s)| compares(s) || matches!(s, Step::MultipleOf(_) | Step::Pattern(_)))
     })
 }
 
@@ -560,17 +564,7 @@ fn discriminator(plan: &Plan, node: u32) -> bool {
         && n.keywords
             .iter()
             .any(|(_, s)| matches!(s, Step::Strings(_) | Step::Equals(_)))
-        && n.keywords.iter().all(|(_, s)| {
-            matches!(
-                s,
-                Step::Type { .. }
-                    | Step::Strings(_)
-                    | Step::Equals(_)
-                    | Step::MaxLength(_)
-                    | Step::MinLength(_)
-                    | Step::Bound { .. }
-            )
-        })
+        && n.keywords.iter().all(|(_, s)| compares(s))
 }
 
 /// The nodes that admit every instance, by what they are made of (no keyword, or only
