@@ -126,14 +126,15 @@ fn documents() -> Vec<(String, Value)> {
     docs
 }
 
-/// The suite file `name`, read once while the groups of one file follow each other.
+/// The group file `name` (see [`group_file`]), read once while the groups of one file
+/// follow each other.
 fn cached<'c>(
     cache: &'c mut Option<(&'static str, Value)>,
     tests: &Path,
     name: &'static str,
 ) -> &'c Value {
     if cache.as_ref().is_none_or(|(f, _)| *f != name) {
-        *cache = Some((name, read(&tests.join(name))));
+        *cache = Some((name, read(&group_file(tests, name))));
     }
     &cache.as_ref().expect("read above").1
 }
@@ -160,12 +161,9 @@ fn generated_validators_agree_with_the_suite_and_the_reference_configuration() {
     let (mut cases, mut failures) = (0usize, Vec::new());
     let (mut full, mut partly, mut remote) = (0usize, 0usize, 0usize);
     let (mut full_cases, mut partly_cases) = (0usize, 0usize);
-    let mut file_cache: Option<(&str, Value)> = None;
+    let mut file_cache: Option<(&'static str, Value)> = None;
     for g in groups {
-        if file_cache.as_ref().is_none_or(|(f, _)| *f != g.file) {
-            file_cache = Some((g.file, read(&group_file(&tests, g.file))));
-        }
-        let group = &file_cache.as_ref().expect("read above").1[g.group];
+        let group = &cached(&mut file_cache, &tests, g.file)[g.group];
         let schema = &group["schema"];
         let Some((is_valid, cov)) = &g.validator else {
             // Not generated: only a schema that needs another document may be refused.
@@ -245,7 +243,7 @@ fn generated_validators_agree_with_the_suite_and_the_reference_configuration() {
 fn generated_is_valid_allocates_nothing() {
     let tests = suite_dir().join("tests");
     let (mut checked, mut offenders) = (0usize, Vec::new());
-    let mut file_cache: Option<(&str, Value)> = None;
+    let mut file_cache: Option<(&'static str, Value)> = None;
     for g in generated::GROUPS {
         // (The required folders, as the engine's own test: the optional format checks
         // build what they check, a regular expression or a decoded string; this crate's
@@ -256,10 +254,7 @@ fn generated_is_valid_allocates_nothing() {
         if g.file.contains("/optional/") {
             continue;
         }
-        if file_cache.as_ref().is_none_or(|(f, _)| *f != g.file) {
-            file_cache = Some((g.file, read(&group_file(&tests, g.file))));
-        }
-        let group = &file_cache.as_ref().expect("read above").1[g.group];
+        let group = &cached(&mut file_cache, &tests, g.file)[g.group];
         for test in group["tests"].as_array().into_iter().flatten() {
             let data = &test["data"];
             // (After a warm-up call: the first one compiles what the engine keeps.)
